@@ -1,0 +1,3 @@
+import sys
+from kltrans.cli import main
+sys.exit(main())

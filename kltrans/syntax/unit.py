@@ -1,0 +1,338 @@
+"""CUDA translation units.
+
+A :class:`Unit` is one CUDA source: its original bytes, the tree-sitter tree of its
+normalized text (see :mod:`kltrans.syntax.normalize`: same length, same offsets), its
+path, and where it came from (a ``.cu``/``.cuh`` file, or a string literal inside a Python
+file). Node text must be read with :meth:`Unit.text`, which slices the *original* bytes.
+"""
+
+from __future__ import annotations
+
+import bisect
+import functools
+import os
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Iterator
+
+from kltrans.syntax.diagnostics import Diagnostic, InputError, Location
+from kltrans.syntax.normalize import Normalization, normalize
+
+if TYPE_CHECKING:  # pragma: no cover
+    from tree_sitter import Node, Tree
+
+    from kltrans.syntax.cuda import Pragma
+    from kltrans.syntax.embedded import EmbeddedSource
+
+CUDA_SUFFIXES = (".cu", ".cuh")
+PYTHON_SUFFIXES = (".py",)
+SUFFIXES = CUDA_SUFFIXES + PYTHON_SUFFIXES
+
+
+@functools.lru_cache(maxsize=1)
+def _parser():
+    import tree_sitter
+    import tree_sitter_cuda
+
+    language = tree_sitter.Language(tree_sitter_cuda.language())
+    return tree_sitter.Parser(language)
+
+
+def language():
+    return _parser().language
+
+
+@dataclass(frozen=True)
+class Origin:
+    """Where a unit's bytes live: a CUDA file, or a literal in a Python file."""
+
+    path: str
+    embedded: "EmbeddedSource | None" = None
+
+    @property
+    def kind(self) -> str:
+        return "python" if self.embedded is not None else "cuda"
+
+
+class Unit:
+    """One CUDA translation unit (immutable: edits produce a new unit)."""
+
+    __slots__ = ("source", "path", "origin", "normalized", "normalizations", "tree",
+                 "_line_starts", "_cache")
+
+    def __init__(self, source: bytes, path: str = "<string>", origin: Origin | None = None):
+        self.source = bytes(source)
+        self.path = path
+        self.origin = origin or Origin(path)
+        self.normalized, self.normalizations = normalize(self.source)
+        self.tree: "Tree" = _parser().parse(self.normalized)
+        self._line_starts: list[int] | None = None
+        self._cache: dict = {}
+
+    # ----------------------------------------------------------------- text, positions
+    @property
+    def root(self) -> "Node":
+        return self.tree.root_node
+
+    def text(self, node_or_span) -> str:
+        """Original text of a node (or a ``(start, end)`` byte span)."""
+        if isinstance(node_or_span, tuple):
+            start, end = node_or_span
+        else:
+            start, end = node_or_span.start_byte, node_or_span.end_byte
+        return self.source[start:end].decode("utf-8", errors="replace")
+
+    def _starts(self) -> list[int]:
+        if self._line_starts is None:
+            starts = [0]
+            find = self.source.find
+            i = find(b"\n")
+            while i >= 0:
+                starts.append(i + 1)
+                i = find(b"\n", i + 1)
+            self._line_starts = starts
+        return self._line_starts
+
+    def line_col(self, offset: int) -> tuple[int, int]:
+        """1-based (line, column) of a byte offset in this unit; column counts characters."""
+        starts = self._starts()
+        idx = bisect.bisect_right(starts, offset) - 1
+        line_start = starts[idx]
+        col = len(self.source[line_start:offset].decode("utf-8", errors="replace")) + 1
+        return idx + 1, col
+
+    def line_text(self, line: int) -> str:
+        starts = self._starts()
+        start = starts[line - 1]
+        end = starts[line] if line < len(starts) else len(self.source)
+        return self.source[start:end].decode("utf-8", errors="replace").rstrip("\r\n")
+
+    def location(self, offset: int, length: int = 1) -> Location:
+        """Where ``offset`` is in the *origin* file (a Python file for embedded CUDA)."""
+        emb = self.origin.embedded
+        if emb is not None:
+            line, col = emb.source_position(offset)
+            src_line = _read_line(self.origin.path, line)
+            return Location(self.origin.path, line, col, src_line, length)
+        line, col = self.line_col(offset)
+        return Location(self.path, line, col, self.line_text(line), length)
+
+    def node_location(self, node: "Node") -> Location:
+        length = node.end_byte - node.start_byte
+        if node.start_point[0] != node.end_point[0]:
+            length = 1
+        return self.location(node.start_byte, max(1, length))
+
+    def diagnostic(self, node_or_offset, severity: str, message: str, hint: str | None = None,
+                   code: str | None = None) -> Diagnostic:
+        if isinstance(node_or_offset, int):
+            loc = self.location(node_or_offset)
+        else:
+            loc = self.node_location(node_or_offset)
+        return Diagnostic(severity, message, loc, hint=hint, code=code)
+
+    # ------------------------------------------------------------------- tree queries
+    def walk(self, node: "Node | None" = None) -> Iterator["Node"]:
+        """Every node under ``node`` (default: the root), in pre-order."""
+        cursor = (node or self.root).walk()
+        visited_children = False
+        depth = 0
+        while True:
+            if not visited_children:
+                yield cursor.node
+                if cursor.goto_first_child():
+                    depth += 1
+                    continue
+            if depth > 0 and cursor.goto_next_sibling():
+                visited_children = False
+                continue
+            if depth == 0 or not cursor.goto_parent():
+                return
+            depth -= 1
+            visited_children = True
+
+    def error_nodes(self) -> list["Node"]:
+        """ERROR and MISSING nodes left after normalization."""
+        if "errors" not in self._cache:
+            found = []
+            if self.root.has_error:
+                stack = [self.root]
+                while stack:
+                    n = stack.pop()
+                    if not n.has_error:
+                        continue
+                    if n.is_error or n.is_missing:
+                        found.append(n)
+                        continue
+                    stack.extend(reversed(n.children))
+                found.sort(key=lambda n: n.start_byte)
+            self._cache["errors"] = found
+        return self._cache["errors"]
+
+    @property
+    def has_errors(self) -> bool:
+        return bool(self.error_nodes())
+
+    def poisoned_spans(self) -> list[tuple[int, int]]:
+        """Byte spans no rewrite may touch: each top-level declaration holding a parse error.
+
+        A wrong tree can mislead anywhere in the function it sits in, so the whole
+        enclosing top-level declaration (function, struct, namespace member) is off limits.
+        """
+        spans = []
+        for err in self.error_nodes():
+            n = err
+            while n.parent is not None and n.parent.type not in ("translation_unit", "declaration_list"):
+                n = n.parent
+            start, end = n.start_byte, max(n.end_byte, err.end_byte)
+            if err.is_missing and start == end:
+                end = start + 1
+            spans.append((start, end))
+        return spans
+
+    def parse_diagnostics(self) -> list[Diagnostic]:
+        """One error diagnostic per ERROR/MISSING node left after normalization."""
+        diags = []
+        for n in self.error_nodes():
+            if n.is_missing:
+                msg = f"expected '{n.type}'"
+            else:
+                tok = self.text(n).strip().split("\n")[0]
+                if len(tok) > 40:
+                    tok = tok[:37] + "..."
+                msg = f"syntax error: cannot parse '{tok}'" if tok else "syntax error"
+            diags.append(self.diagnostic(
+                n, "error", msg,
+                hint="kltrans will not rewrite the enclosing declaration; if this is valid "
+                     "CUDA, the grammar needs a fix (grammars/README.md lists the known ones)",
+                code="parse-error"))
+        return diags
+
+    # -------------------------------------------------------------- CUDA structure
+    @property
+    def pragmas(self) -> "list[Pragma]":
+        from kltrans.syntax.cuda import find_pragmas
+
+        if "pragmas" not in self._cache:
+            self._cache["pragmas"] = find_pragmas(self)
+        return self._cache["pragmas"]
+
+    def kernels(self):
+        from kltrans.syntax.cuda import find_functions
+
+        return [f for f in find_functions(self) if f.is_kernel]
+
+    def device_functions(self):
+        from kltrans.syntax.cuda import find_functions
+
+        return [f for f in find_functions(self) if not f.is_kernel and f.is_device]
+
+    def shared_decls(self):
+        from kltrans.syntax.cuda import find_shared
+
+        return find_shared(self)
+
+    def launches(self):
+        from kltrans.syntax.cuda import find_launches
+
+        return find_launches(self)
+
+    def sexp(self) -> str:
+        return str(self.root)
+
+    def __repr__(self) -> str:
+        return f"Unit({self.path!r}, {len(self.source)} bytes)"
+
+
+@functools.lru_cache(maxsize=64)
+def _file_lines(path: str, mtime_ns: int) -> tuple[str, ...]:
+    with open(path, "rb") as f:
+        return tuple(f.read().decode("utf-8", errors="replace").splitlines())
+
+
+def _read_line(path: str, line: int) -> str | None:
+    try:
+        lines = _file_lines(path, os.stat(path).st_mtime_ns)
+    except OSError:
+        return None
+    return lines[line - 1] if 0 < line <= len(lines) else None
+
+
+def parse(source: str | bytes, path: str = "<string>", origin: Origin | None = None) -> Unit:
+    """Parse CUDA source text into a :class:`Unit`."""
+    if isinstance(source, str):
+        source = source.encode("utf-8")
+    return Unit(source, path, origin)
+
+
+def read_source(path: str) -> str:
+    """Read a text file as UTF-8, turning every failure into an :class:`InputError`."""
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except FileNotFoundError:
+        raise InputError.at(path, "no such file", hint="check the path", code="no-file") from None
+    except IsADirectoryError:
+        raise InputError.at(path, "is a directory", hint="name a .cu, .cuh or .py file",
+                            code="is-dir") from None
+    except PermissionError:
+        raise InputError.at(path, "permission denied", code="no-access") from None
+    except OSError as e:
+        raise InputError.at(path, f"cannot read: {e.strerror}", code="io") from None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        line = data.count(b"\n", 0, e.start) + 1
+        line_start = data.rfind(b"\n", 0, e.start) + 1
+        col = len(data[line_start:e.start].decode("utf-8", errors="replace")) + 1
+        line_end = data.find(b"\n", e.start)
+        src_line = data[line_start:line_end if line_end >= 0 else len(data)].decode(
+            "utf-8", errors="replace")
+        raise InputError.at(
+            path, f"invalid UTF-8 byte 0x{data[e.start]:02x}", line=line, column=col,
+            source_line=src_line, hint="kltrans reads sources as UTF-8; convert the file "
+            "(e.g. iconv -f latin1 -t utf-8)", code="encoding") from None
+
+
+def load(path: str) -> list[Unit]:
+    """Load every CUDA unit in a file.
+
+    A ``.cu``/``.cuh`` file gives one unit; a ``.py`` file gives one unit per embedded
+    CUDA string (``load_inline``, ``cupy.RawKernel``/``RawModule``, ``cuda.core``
+    ``Program``), possibly none.
+    """
+    text = read_source(path)
+    if path.endswith(PYTHON_SUFFIXES):
+        return load_python(path, text)
+    if not path.endswith(CUDA_SUFFIXES):
+        raise InputError.at(path, "not a CUDA or Python source",
+                            hint="kltrans reads .cu, .cuh and .py files", code="suffix")
+    return [parse(text, path)]
+
+
+def load_python(path: str, text: str | None = None) -> list[Unit]:
+    from kltrans.syntax.embedded import EmbeddedError, find_embedded
+
+    if text is None:
+        text = read_source(path)
+    try:
+        found, _skipped = find_embedded(text)
+    except EmbeddedError as e:
+        raise InputError.at(path, f"Python syntax error: {e}", line=e.line, column=e.column,
+                            source_line=_read_line(path, e.line) if e.line else None,
+                            hint="kltrans reads CUDA strings from Python files that parse",
+                            code="python-syntax") from None
+    units = []
+    for emb in found:
+        label = f"{path}[{emb.index}]"
+        units.append(parse(emb.text, label, Origin(path, emb)))
+    return units
+
+
+def skipped_python_sites(path: str, text: str) -> list[Diagnostic]:
+    """Warnings for embedded-CUDA call sites that kltrans cannot rewrite."""
+    from kltrans.syntax.embedded import find_embedded
+
+    _found, skipped = find_embedded(text)
+    return [Diagnostic("warning", f"{s.kind}: {s.reason}",
+                       Location(path, s.line, s.column, _read_line(path, s.line)),
+                       code="embedded-skipped") for s in skipped]
