@@ -336,3 +336,41 @@ def skipped_python_sites(path: str, text: str) -> list[Diagnostic]:
     return [Diagnostic("warning", f"{s.kind}: {s.reason}",
                        Location(path, s.line, s.column, _read_line(path, s.line)),
                        code="embedded-skipped") for s in skipped]
+
+
+def origin_text(path: str, pairs: list[tuple[Unit, Unit]]) -> bytes:
+    """The new content of ``path`` after each unit ``before`` became ``after``.
+
+    A CUDA file is the new unit's bytes. A Python file keeps every byte outside the
+    edited string literals: each changed unit becomes one edit of its literal, covering
+    the bytes between the longest common prefix and suffix of the old and new text.
+    """
+    if not path.endswith(PYTHON_SUFFIXES):
+        [(_, after)] = pairs
+        return after.source
+    from kltrans.syntax.embedded import apply_embedded_edits
+
+    with open(path, "rb") as f:
+        original = f.read()
+    edits = []
+    for before, after in pairs:
+        a, b = before.source, after.source
+        if a == b:
+            continue
+        p = 0
+        n = min(len(a), len(b))
+        while p < n and a[p] == b[p]:
+            p += 1
+        s = 0
+        while s < n - p and a[len(a) - 1 - s] == b[len(b) - 1 - s]:
+            s += 1
+        # keep both ends of the edit on UTF-8 character boundaries
+        while 0 < p < len(a) and (a[p] & 0xC0) == 0x80:
+            p -= 1
+        while s > 0 and (a[len(a) - s] & 0xC0) == 0x80:
+            s -= 1
+        edits.append((before.origin.embedded, p, len(a) - s,
+                      b[p:len(b) - s].decode("utf-8")))
+    if not edits:
+        return original
+    return apply_embedded_edits(original, edits).encode("utf-8")

@@ -1,0 +1,242 @@
+"""Launch contracts: grid, block and dynamic shared memory as expressions of sizes.
+
+A kernel's launch contract lives in a structured comment line of its file, one per
+kernel::
+
+    // kltrans: launch saxpy grid=ceil_div(n, 256) block=256 smem=0
+    // kltrans: launch transpose grid=(ceil_div(cols, 32), ceil_div(rows, 32)) block=(32, 8)
+
+Keys: ``grid`` and ``block`` (an expression, or a tuple of up to three), ``smem``
+(dynamic shared-memory bytes, default 0). Expressions use the kernel's size parameters
+and template parameters, integers, ``+ - * // / %`` (``/`` is integer division, as in
+C++), parentheses and the functions ``ceil_div``, ``min``, ``max``. Where no header
+exists, the contract is read from a host launcher in the same file (``k<<<g, b, s>>>``),
+with the expressions as written (host variables resolved when they are defined by a
+single declaration in the launching function).
+
+Passes that change the work per thread or per block (coarsening, vectorization) update
+the header with :func:`format_contract` through an ordinary :class:`~kltrans.syntax.Edit`.
+"""
+
+from __future__ import annotations
+
+import ast
+import math
+import re
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # pragma: no cover
+    from kltrans.syntax.unit import Unit
+
+HEADER = re.compile(r"^(?P<indent>[ \t]*)//[ \t]*kltrans:[ \t]*launch[ \t]+(?P<kernel>[A-Za-z_]\w*)"
+                    r"(?P<rest>[^\n]*)$", re.MULTILINE)
+KEYS = ("grid", "block", "smem")
+
+
+class ContractError(ValueError):
+    """A malformed contract header or an expression that cannot be evaluated."""
+
+
+@dataclass(frozen=True)
+class LaunchContract:
+    kernel: str
+    grid: tuple[str, ...]
+    block: tuple[str, ...]
+    smem: str = "0"
+    source: str = "header"  # "header" | "launcher"
+    start: int = -1  # byte span of the header line (for rewriting it)
+    end: int = -1
+
+    def evaluate(self, sizes: dict[str, int]) -> tuple[tuple[int, int, int], tuple[int, int, int], int]:
+        """(grid, block, smem) as integers for the given size/template values."""
+        g = tuple(evaluate(e, sizes) for e in self.grid) + (1,) * (3 - len(self.grid))
+        b = tuple(evaluate(e, sizes) for e in self.block) + (1,) * (3 - len(self.block))
+        s = evaluate(self.smem, sizes)
+        for v in (*g, *b):
+            if v <= 0:
+                raise ContractError(f"launch of {self.kernel}: non-positive dimension {v}")
+        return g, b, s  # type: ignore[return-value]
+
+    def with_(self, **kw) -> "LaunchContract":
+        return replace(self, **kw)
+
+
+def _split_top(text: str, sep: str) -> list[str]:
+    out, depth, cur = [], 0, []
+    for ch in text:
+        if ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth -= 1
+        if depth == 0 and (ch == sep or (sep == " " and ch.isspace())):
+            out.append("".join(cur))
+            cur = []
+        else:
+            cur.append(ch)
+    out.append("".join(cur))
+    return [o.strip() for o in out if o.strip()]
+
+
+def _dims(value: str) -> tuple[str, ...]:
+    v = value.strip()
+    if v.startswith("(") and v.endswith(")") and _balanced(v[1:-1]):
+        parts = _split_top(v[1:-1], ",")
+        if 1 <= len(parts) <= 3 and "," in v:
+            return tuple(parts)
+    return (v,)
+
+
+def _balanced(s: str) -> bool:
+    depth = 0
+    for ch in s:
+        depth += ch in "([{"
+        depth -= ch in ")]}"
+        if depth < 0:
+            return False
+    return depth == 0
+
+
+def parse_header_line(line: str) -> LaunchContract:
+    m = HEADER.match(line)
+    if not m:
+        raise ContractError("not a kltrans launch header")
+    fields = {}
+    for item in _split_top(m.group("rest"), " "):
+        # re-join `key = value` written with spaces
+        fields_item = item
+        if "=" not in fields_item:
+            raise ContractError(f"expected key=value, got {item!r}")
+        k, v = fields_item.split("=", 1)
+        k = k.strip()
+        if k not in KEYS:
+            raise ContractError(f"unknown key {k!r} (allowed: {', '.join(KEYS)})")
+        fields[k] = v.strip()
+    for k in ("grid", "block"):
+        if k not in fields:
+            raise ContractError(f"launch header for {m.group('kernel')} needs {k}=...")
+    c = LaunchContract(m.group("kernel"), _dims(fields["grid"]), _dims(fields["block"]),
+                       fields.get("smem", "0"))
+    for e in (*c.grid, *c.block, c.smem):
+        _check_expr(e)
+    return c
+
+
+def format_contract(c: LaunchContract, indent: str = "") -> str:
+    def dims(d):
+        return d[0] if len(d) == 1 else "(" + ", ".join(d) + ")"
+
+    s = f"{indent}// kltrans: launch {c.kernel} grid={dims(c.grid)} block={dims(c.block)}"
+    if c.smem not in ("0", ""):
+        s += f" smem={c.smem}"
+    return s
+
+
+def contracts(unit: "Unit") -> dict[str, LaunchContract]:
+    """Contracts by kernel name: header lines first, then host launchers."""
+    out: dict[str, LaunchContract] = {}
+    text = unit.source.decode("utf-8", errors="replace")
+    for m in HEADER.finditer(text):
+        start = len(text[:m.start()].encode("utf-8"))
+        end = start + len(m.group(0).encode("utf-8"))
+        try:
+            c = parse_header_line(m.group(0).strip())
+        except ContractError as e:
+            line, col = unit.line_col(start)
+            raise ContractError(f"{unit.path}:{line}:{col}: {e}") from None
+        out[c.kernel] = replace(c, start=start, end=end)
+    for launch in unit.launches():
+        if launch.kernel in out:
+            continue
+        grid = _resolve(unit, launch, launch.grid)
+        block = _resolve(unit, launch, launch.block)
+        out[launch.kernel] = LaunchContract(launch.kernel, grid, block,
+                                            launch.shared_bytes or "0", "launcher")
+    return out
+
+
+def _resolve(unit: "Unit", launch, expr: str) -> tuple[str, ...]:
+    """Dims of a launch config expression, substituting `dim3 g(...)`/`int g = ...`."""
+    e = expr.strip()
+    m = re.fullmatch(r"dim3\s*[({](.*)[)}]", e, re.DOTALL)
+    if m:
+        return tuple(_split_top(m.group(1), ","))
+    if re.fullmatch(r"[A-Za-z_]\w*", e):
+        fn = launch.node
+        while fn is not None and fn.type != "function_definition":
+            fn = fn.parent
+        if fn is not None:
+            body = unit.text(fn)
+            d = re.search(rf"\bdim3\s+{e}\s*[({{](.*?)[)}}]\s*;", body, re.DOTALL)
+            if d:
+                return tuple(_split_top(d.group(1), ","))
+            d = re.search(rf"\b(?:const\s+)?(?:int|unsigned|size_t|auto)\s+{e}\s*=\s*([^;]+);", body)
+            if d:
+                return (d.group(1).strip(),)
+    return (e,)
+
+
+# ---------------------------------------------------------------------- expressions
+_ALLOWED = (ast.Expression, ast.BinOp, ast.UnaryOp, ast.Constant, ast.Name, ast.Call,
+            ast.Load, ast.Add, ast.Sub, ast.Mult, ast.Div, ast.FloorDiv, ast.Mod, ast.USub,
+            ast.UAdd, ast.LShift, ast.RShift)
+_FUNCS = {"ceil_div": lambda a, b: -(-a // b), "min": min, "max": max,
+          "CEIL_DIV": lambda a, b: -(-a // b)}
+
+
+def _check_expr(expr: str) -> ast.Expression:
+    try:
+        tree = ast.parse(expr.strip(), mode="eval")
+    except SyntaxError:
+        raise ContractError(f"cannot parse expression {expr!r}") from None
+    for node in ast.walk(tree):
+        if not isinstance(node, _ALLOWED):
+            raise ContractError(f"{type(node).__name__} not allowed in {expr!r}")
+        if isinstance(node, ast.Call) and (not isinstance(node.func, ast.Name)
+                                           or node.func.id not in _FUNCS):
+            raise ContractError(f"unknown function in {expr!r} (allowed: ceil_div, min, max)")
+    return tree
+
+
+def evaluate(expr: str, env: dict[str, int]) -> int:
+    """Evaluate a contract expression with C++ integer semantics."""
+    tree = _check_expr(expr)
+
+    def ev(n):
+        if isinstance(n, ast.Expression):
+            return ev(n.body)
+        if isinstance(n, ast.Constant):
+            if not isinstance(n.value, int):
+                raise ContractError(f"non-integer constant in {expr!r}")
+            return n.value
+        if isinstance(n, ast.Name):
+            if n.id not in env:
+                raise ContractError(f"{n.id!r} in {expr!r} has no value (known: "
+                                    f"{', '.join(sorted(env)) or 'none'})")
+            return int(env[n.id])
+        if isinstance(n, ast.UnaryOp):
+            v = ev(n.operand)
+            return -v if isinstance(n.op, ast.USub) else v
+        if isinstance(n, ast.Call):
+            return int(_FUNCS[n.func.id](*[ev(a) for a in n.args]))
+        a, b = ev(n.left), ev(n.right)
+        op = n.op
+        if isinstance(op, ast.Add):
+            return a + b
+        if isinstance(op, ast.Sub):
+            return a - b
+        if isinstance(op, ast.Mult):
+            return a * b
+        if isinstance(op, (ast.Div, ast.FloorDiv)):
+            if b == 0:
+                raise ContractError(f"division by zero in {expr!r}")
+            return int(math.copysign(abs(a) // abs(b), a * b)) if (a < 0) != (b < 0) else a // b
+        if isinstance(op, ast.Mod):
+            return int(math.fmod(a, b))
+        if isinstance(op, ast.LShift):
+            return a << b
+        if isinstance(op, ast.RShift):
+            return a >> b
+        raise ContractError(f"operator not allowed in {expr!r}")
+
+    return ev(tree)
