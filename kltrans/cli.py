@@ -237,6 +237,213 @@ def _render_kernels(unit, entry) -> str:
     return f"{head}\n{body}"
 
 
+# ----------------------------------------------------------------------- passes
+def _pipeline(text: str):
+    from kltrans.passes.pipeline import PipelineError, parse_pipeline
+    from kltrans.passes.registry import RegistryError
+
+    try:
+        return parse_pipeline(text)
+    except PipelineError as e:
+        raise UsageError(f"bad pipeline: {e.message}\n    {e.text}\n    {' ' * e.offset}^",
+                         e.hint) from None
+    except RegistryError as e:
+        raise UsageError(str(e)) from None
+
+
+def _context(args):
+    from kltrans.passes.facts import AssumptionError, Context
+
+    try:
+        return Context.from_strings(args.assume or (), args.arch, args.force, args.kernel)
+    except AssumptionError as e:
+        raise UsageError(str(e)) from None
+
+
+def cmd_opt(args) -> int:
+    import difflib
+
+    from kltrans.passes.manager import run_pipeline
+    from kltrans.syntax import InputError
+    from kltrans.syntax.diagnostics import emit
+    from kltrans.syntax.files import atomic_write
+    from kltrans.syntax.unit import load, origin_text, read_source
+
+    if args.in_place and args.output:
+        raise UsageError("-i and -o exclude each other")
+    passes = _pipeline(args.passes)
+    ctx = _context(args)
+    path = args.file
+    if os.path.isdir(path):
+        raise InputError.at(path, "is a directory", hint="name one .cu, .cuh or .py file")
+    original_text = read_source(path)
+    units = load(path)
+    diags = [d for u in units for d in u.parse_diagnostics()]
+    if not units:
+        raise InputError.at(path, "no CUDA source to rewrite",
+                            hint="kltrans looks for load_inline(cuda_sources=...), cupy "
+                                 "RawKernel/RawModule and cuda.core Program in Python files")
+    pairs = []
+    reports = []
+    for u in units:
+        res = run_pipeline(u, passes, ctx, only_site=args.site, dry_run=args.dry_run,
+                           keep_snapshots=args.print_between_passes)
+        pairs.append((u, res.unit))
+        reports.append((u, res))
+        if args.print_between_passes:
+            for spec, snap in res.snapshots:
+                print(f"// *** {u.path} after {spec} ***", file=sys.stderr)
+                print(snap.source.decode("utf-8"), file=sys.stderr)
+    new_text = origin_text(path, pairs).decode("utf-8") if not args.dry_run else original_text
+    if args.json:
+        out = {"file": path, "pipeline": ",".join(p.spec() for p in passes),
+               "dry_run": args.dry_run,
+               "units": [{"path": u.path, "passes": [r.to_json() for r in res.reports]}
+                         for u, res in reports],
+               "changed": new_text != original_text,
+               "diagnostics": [d.to_json() for d in diags]}
+        if not args.dry_run and not (args.output or args.in_place):
+            out["output"] = new_text
+        print(json.dumps(out, indent=2))
+    else:
+        for u, res in reports:
+            for rep in res.reports:
+                name = rep.pass_spec.split("{")[0]
+                for site in rep.sites:
+                    if args.dry_run or site.status != "applied" or site.reason or args.verbose:
+                        print(site.remark(name), file=sys.stderr)
+        emit(diags)
+    if args.dry_run:
+        if not args.json:
+            for u, res in reports:
+                for rep in res.reports:
+                    n = sum(s.status == "would-apply" for s in rep.sites)
+                    print(f"{u.path}: {rep.pass_spec}: {n} of {len(rep.sites)} site(s) would be rewritten")
+        return EXIT_OK
+    if args.in_place:
+        if new_text != original_text:
+            atomic_write(path, new_text)
+    elif args.output:
+        atomic_write(args.output, new_text)
+    elif args.diff:
+        sys.stdout.writelines(difflib.unified_diff(
+            original_text.splitlines(keepends=True), new_text.splitlines(keepends=True),
+            f"a/{path}", f"b/{path}"))
+    elif not args.json:
+        sys.stdout.write(new_text)
+    return EXIT_OK
+
+
+def cmd_passes(args) -> int:
+    from kltrans.passes.registry import get_pass, names
+
+    rows = []
+    for n in names(args.kind):
+        cls = get_pass(n)
+        rows.append({"name": n, "kind": cls.kind, "inverse": cls.inverse,
+                     "summary": cls.summary(),
+                     "options": [o.to_json() for o in cls.options()],
+                     "preconditions": [p.to_json() for p in cls.preconditions],
+                     "module": cls.__module__})
+    if args.json:
+        print(json.dumps({"passes": rows}, indent=2))
+        return EXIT_OK
+    for r in rows:
+        opts = ", ".join(f"{o['name']}={str(o['default']).lower() if isinstance(o['default'], bool) else o['default']}"
+                         for o in r["options"])
+        print(f"{r['name']:<24} {r['kind']:<9} inverse {r['inverse']:<24} {r['summary']}")
+        if opts:
+            print(f"{'':<24} options: {opts}")
+    return EXIT_OK
+
+
+def cmd_pass_info(args) -> int:
+    import inspect
+
+    from kltrans.passes.registry import UnknownPass, get_pass
+
+    try:
+        cls = get_pass(args.name)
+    except UnknownPass as e:
+        raise UsageError(str(e), "'kltrans passes' lists every pass") from None
+    a = cls.anchor
+    anchor = {k: v for k, v in (("pattern", a.pattern), ("kind", a.kind), ("query", a.query))
+              if v}
+    if args.json:
+        print(json.dumps({"name": cls.name, "kind": cls.kind, "inverse": cls.inverse,
+                          "doc": inspect.cleandoc(cls.__doc__), "anchor": anchor,
+                          "scope": cls.scope,
+                          "preconditions": [p.to_json() for p in cls.preconditions],
+                          "options": [o.to_json() for o in cls.options()]}, indent=2))
+        return EXIT_OK
+    print(f"{cls.name} ({cls.kind}; inverse: {cls.inverse}; module {cls.__module__})\n")
+    print(inspect.cleandoc(cls.__doc__))
+    print("\nAnchor:")
+    for k, v in anchor.items():
+        print(f"  {k}: {v}")
+    print(f"  scope: {cls.scope}")
+    print("\nPreconditions:")
+    for p in cls.preconditions:
+        print(f"  {p.name:<20} [{p.category}] {p.doc}")
+    print("\nOptions:")
+    for o in cls.options() or []:
+        print(f"  {o.name:<12} {o.domain.describe()} (default {o.default}): {o.doc}")
+    if not cls.options():
+        print("  (none)")
+    return EXIT_OK
+
+
+def cmd_new_pass(args) -> int:
+    from kltrans.passes.scaffold import ScaffoldError, new_pass
+
+    try:
+        written = new_pass(args.name, args.inverse, args.root)
+    except ScaffoldError as e:
+        raise UsageError(str(e)) from None
+    for w in written:
+        print(f"wrote {os.path.relpath(w)}")
+    print(f"next: edit the module, then run 'kltrans test-passes {args.name}'")
+    return EXIT_OK
+
+
+def cmd_test_passes(args) -> int:
+    from kltrans.passes.fixtures import FixtureError, discover, roundtrip, run_case
+    from kltrans.passes.registry import UnknownPass, get_pass
+
+    for n in args.names:
+        try:
+            get_pass(n)
+        except UnknownPass as e:
+            raise UsageError(str(e), "'kltrans passes' lists every pass") from None
+    try:
+        cases = discover(args.names or None, args.root)
+    except FixtureError as e:
+        raise UsageError(str(e)) from None
+    if not cases:
+        raise UsageError("no fixtures found" + (f" for {', '.join(args.names)}" if args.names else ""))
+    passed = failed = 0
+    for case in cases:
+        out = run_case(case, update=args.update)
+        msgs = list(out.messages)
+        if out.ok and not case.negative and case.roundtrip == "exact" and not args.update:
+            ok, msg = roundtrip(case)
+            if not ok:
+                out.ok = False
+                msgs.append("round trip: " + msg)
+        rel = os.path.relpath(case.path)
+        if out.ok:
+            passed += 1
+            tag = "UPDATED" if out.updated else "PASS"
+            print(f"{tag:<7} {rel}")
+        else:
+            failed += 1
+            print(f"FAIL    {rel}")
+            for m in msgs:
+                print("        " + m.replace("\n", "\n        "))
+    print(f"{passed} passed, {failed} failed")
+    return EXIT_OK if failed == 0 else EXIT_CHECK_FAILED
+
+
 # ---------------------------------------------------------------------------- main
 def build_parser() -> argparse.ArgumentParser:
     p = _Parser(
@@ -263,6 +470,54 @@ def build_parser() -> argparse.ArgumentParser:
     sk.add_argument("files", metavar="FILE", nargs="+", help="files or directories")
     sk.add_argument("--json", action="store_true", help="machine-readable output")
     sk.set_defaults(func=cmd_kernels)
+
+    so = sub.add_parser("opt", help="run a pipeline of passes over a file",
+                        description="Apply passes in order and print the result (or write it "
+                                    "with -o / -i). Sites where a precondition does not hold "
+                                    "are reported with the reason.")
+    so.add_argument("file", metavar="FILE", help=".cu, .cuh or .py file")
+    so.add_argument("-p", "--passes", required=True, metavar="PIPELINE",
+                    help="e.g. 'unroll{factor=4},restrict-pointers'")
+    out = so.add_mutually_exclusive_group()
+    out.add_argument("-o", "--output", metavar="OUT", help="write the result here (atomically)")
+    out.add_argument("-i", "--in-place", action="store_true", help="rewrite FILE in place")
+    out.add_argument("--diff", action="store_true", help="print a unified diff instead")
+    so.add_argument("--print-between-passes", action="store_true",
+                    help="print the source after each pass (to stderr)")
+    so.add_argument("--kernel", metavar="NAME", help="only sites in this kernel")
+    so.add_argument("--site", type=int, metavar="N", help="only the N-th site of each pass (1-based)")
+    so.add_argument("--assume", action="append", metavar="FACT",
+                    help="a fact the code does not say: n%%4==0, aligned(x,16), no_alias(*)...")
+    so.add_argument("--arch", metavar="sm_XX", help="target architecture for hardware preconditions")
+    so.add_argument("--force", action="store_true",
+                    help="rewrite even where a precondition fails or is unknown (reported)")
+    so.add_argument("--dry-run", action="store_true",
+                    help="list the sites each pass would touch and why others are skipped")
+    so.add_argument("-v", "--verbose", action="store_true", help="also report applied sites")
+    so.add_argument("--json", action="store_true", help="machine-readable report")
+    so.set_defaults(func=cmd_opt)
+
+    sp2 = sub.add_parser("passes", help="list the registered passes")
+    sp2.add_argument("--kind", choices=("simplify", "optimize"))
+    sp2.add_argument("--json", action="store_true")
+    sp2.set_defaults(func=cmd_passes)
+
+    si = sub.add_parser("pass-info", help="show a pass: docstring, anchor, preconditions, options")
+    si.add_argument("name", metavar="NAME")
+    si.add_argument("--json", action="store_true")
+    si.set_defaults(func=cmd_pass_info)
+
+    sn = sub.add_parser("new-pass", help="write a pass-pair skeleton, register it, add fixtures")
+    sn.add_argument("name", metavar="NAME", help="kebab-case name of the optimize pass")
+    sn.add_argument("--inverse", metavar="NAME", help="name of the simplify pass (default: unNAME)")
+    sn.add_argument("--root", metavar="DIR", help="the kltrans checkout (default: this one)")
+    sn.set_defaults(func=cmd_new_pass)
+
+    st = sub.add_parser("test-passes", help="run the pass fixtures (and round trips)")
+    st.add_argument("names", metavar="NAME", nargs="*", help="only fixtures of these passes")
+    st.add_argument("-U", "--update", action="store_true", help="rewrite the expected files")
+    st.add_argument("--root", metavar="DIR", help="the kltrans checkout (default: this one)")
+    st.set_defaults(func=cmd_test_passes)
     return p
 
 

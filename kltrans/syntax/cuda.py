@@ -359,11 +359,10 @@ def find_functions(unit: "Unit") -> list[Function]:
     if "functions" in unit._cache:
         return unit._cache["functions"]
     out = []
-    for n in unit.walk():
-        if n.type == "function_definition":
-            f = _function(unit, n)
-            if f is not None:
-                out.append(f)
+    for n in unit.nodes_of_type("function_definition"):
+        f = _function(unit, n)
+        if f is not None:
+            out.append(f)
     unit._cache["functions"] = out
     return out
 
@@ -372,10 +371,11 @@ def enclosing_function(unit: "Unit", node: "Node") -> Function | None:
     p = node.parent
     while p is not None:
         if p.type == "function_definition":
-            for f in find_functions(unit):
-                if f.node.id == p.id:
-                    return f
-            return None
+            by_id = unit._cache.get("functions_by_id")
+            if by_id is None:
+                by_id = {f.node.id: f for f in find_functions(unit)}
+                unit._cache["functions_by_id"] = by_id
+            return by_id.get(p.id)
         p = p.parent
     return None
 
@@ -400,9 +400,9 @@ class SharedDecl:
 
 def find_shared(unit: "Unit") -> list[SharedDecl]:
     out = []
-    for n in unit.walk():
-        if n.type not in ("declaration", "field_declaration"):
-            continue
+    decls = unit.nodes_of_type("declaration") + unit.nodes_of_type("field_declaration")
+    decls.sort(key=lambda n: n.start_byte)
+    for n in decls:
         quals = [unit.text(c) for c in n.children if c.type == "type_qualifier"]
         if "__shared__" not in quals:
             continue
@@ -457,9 +457,7 @@ class Launch:
 
 def find_launches(unit: "Unit") -> list[Launch]:
     out = []
-    for n in unit.walk():
-        if n.type != "call_expression":
-            continue
+    for n in unit.nodes_of_type("call_expression"):
         cfg = next((c for c in n.children if c.type == "kernel_call_syntax"), None)
         if cfg is None:
             continue

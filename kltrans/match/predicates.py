@@ -1,0 +1,60 @@
+"""Named predicates usable in metavariable constraints (``predicate: int-literal``).
+
+Each takes (unit, node) and returns a bool. Register new ones in :data:`PREDICATES`;
+a rule naming an unknown predicate is rejected when it is loaded.
+"""
+
+from __future__ import annotations
+
+import re
+
+_INT = re.compile(r"^(0[xX][0-9a-fA-F]+|\d+)[uUlL]*$")
+_THREAD = re.compile(r"^(threadIdx|blockIdx|blockDim|gridDim)\.[xyz]$")
+_SIDE_EFFECTS = {"assignment_expression", "update_expression", "call_expression",
+                 "new_expression", "delete_expression"}
+_PURE_CALLS = {"min", "max", "fminf", "fmaxf", "abs", "fabsf", "__ldg", "sqrtf", "expf",
+               "__expf", "logf", "rsqrtf", "fmaf", "__fdividef", "__float2half",
+               "__half2float", "__bfloat162float", "__float2bfloat16"}
+
+
+def int_literal(unit, node) -> bool:
+    return node.type == "number_literal" and bool(_INT.match(unit.text(node)))
+
+
+def identifier(unit, node) -> bool:
+    return node.type == "identifier"
+
+
+def thread_index(unit, node) -> bool:
+    return node.type == "field_expression" and bool(_THREAD.match(unit.text(node).replace(" ", "")))
+
+
+def pure(unit, node) -> bool:
+    """No assignments, increments or calls (except known side-effect-free math)."""
+    for n in unit.walk(node):
+        if n.type in _SIDE_EFFECTS:
+            if n.type == "call_expression":
+                fn = n.child_by_field_name("function")
+                if fn is not None and unit.text(fn) in _PURE_CALLS:
+                    continue
+            return False
+    return True
+
+
+def constant(unit, node) -> bool:
+    """Literals and operators only (no identifiers other than ALL_CAPS macros)."""
+    for n in unit.walk(node):
+        if n.type == "identifier" and not re.match(r"^[A-Z][A-Z0-9_]*$", unit.text(n)):
+            return False
+        if n.type in _SIDE_EFFECTS:
+            return False
+    return True
+
+
+PREDICATES = {
+    "int-literal": int_literal,
+    "identifier": identifier,
+    "thread-index": thread_index,
+    "pure": pure,
+    "constant": constant,
+}

@@ -1,0 +1,187 @@
+"""The pass manager: runs configured passes over a unit and reports every site.
+
+For each pass: find the anchor's sites, check every precondition at each site, and
+rewrite the sites where all hold (or every site, with ``ctx.force``). Edits of all
+accepted sites are computed against the same unit and applied together; a site whose
+edits overlap an earlier accepted site's is reported and left for the next run (nested
+sites). A site that is not rewritten is always reported with the precondition and its
+reason (CONVENTIONS.md rule 6). Launch-contract headers are updated when a pass changes
+the launch.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from kltrans.passes.facts import Context
+from kltrans.syntax import Edit, EditError, apply_edits
+
+if TYPE_CHECKING:  # pragma: no cover
+    from kltrans.passes.base import Pass, Site
+    from kltrans.syntax import Unit
+
+
+@dataclass(frozen=True)
+class SiteReport:
+    index: int
+    path: str
+    line: int
+    column: int
+    function: str | None
+    status: str  # "applied" | "skipped" | "would-apply" | "failed"
+    reason: str = ""
+    precondition: str | None = None
+    category: str | None = None
+    verdicts: tuple = ()  # ((precondition, status, reason), ...)
+
+    def to_json(self) -> dict:
+        return {"site": self.index, "path": self.path, "line": self.line, "column": self.column,
+                "function": self.function, "status": self.status, "reason": self.reason,
+                "precondition": self.precondition, "category": self.category,
+                "verdicts": [{"precondition": p, "status": s, "reason": r}
+                             for p, s, r in self.verdicts]}
+
+    def remark(self, pass_name: str) -> str:
+        where = f"{self.path}:{self.line}:{self.column}"
+        if self.status in ("applied", "would-apply"):
+            note = f": {self.reason}" if self.reason else ""
+            return f"{where}: remark: {pass_name}: {self.status.replace('-', ' ')} (site {self.index}){note}"
+        what = f"precondition {self.precondition} ({self.category}): " if self.precondition else ""
+        return f"{where}: remark: {pass_name}: {self.status} site {self.index}: {what}{self.reason}"
+
+
+@dataclass
+class PassReport:
+    pass_spec: str
+    sites: list[SiteReport] = field(default_factory=list)
+
+    @property
+    def applied(self) -> int:
+        return sum(s.status == "applied" for s in self.sites)
+
+    def to_json(self) -> dict:
+        return {"pass": self.pass_spec, "applied": self.applied,
+                "sites": [s.to_json() for s in self.sites]}
+
+
+@dataclass
+class PipelineResult:
+    unit: "Unit"
+    reports: list[PassReport]
+    snapshots: list[tuple[str, "Unit"]] = field(default_factory=list)  # after each pass
+
+    @property
+    def changed(self) -> bool:
+        return any(r.applied for r in self.reports)
+
+
+def _report(site: "Site", status: str, reason: str = "", pre=None, verdicts=()) -> SiteReport:
+    loc = site.location()
+    return SiteReport(site.index, loc.path, loc.line, loc.column,
+                      site.function.name if site.function else None, status, reason,
+                      pre.name if pre else None, pre.category if pre else None,
+                      tuple((p.name, v.status, v.reason) for p, v in verdicts))
+
+
+def run_pass(unit: "Unit", p: "Pass", ctx: Context, only_site: int | None = None,
+             dry_run: bool = False) -> tuple["Unit", PassReport]:
+    report = PassReport(p.spec())
+    sites = p.sites(unit, ctx)
+    if only_site is not None:
+        sites = [s for s in sites if s.index == only_site]
+    accepted: list[tuple["Site", list[Edit]]] = []
+    taken: list[tuple[int, int]] = []
+    for site in sites:
+        verdicts = p.check(site, ctx)
+        failing = [(pre, v) for pre, v in verdicts if not v.holds]
+        if failing and not ctx.force:
+            pre, v = failing[0]
+            report.sites.append(_report(site, "skipped", f"{v.status}: {v.reason}", pre, verdicts))
+            continue
+        try:
+            edits = list(p.rewrite(site, ctx))
+        except SkipSite as e:
+            report.sites.append(_report(site, "skipped", str(e), None, verdicts))
+            continue
+        spans = [(e.start, e.end) for e in edits]
+        if any(_overlap(a, b) for a in spans for b in taken):
+            report.sites.append(_report(site, "skipped", "overlaps the rewrite of an earlier "
+                                        "site; run the pass again", None, verdicts))
+            continue
+        note = ""
+        if failing:
+            note = "forced past: " + "; ".join(f"{pre.name}: {v.reason}" for pre, v in failing)
+        accepted.append((site, edits))
+        taken.extend(spans)
+        report.sites.append(_report(site, "would-apply" if dry_run else "applied", note, None,
+                                    verdicts))
+    if dry_run or not accepted:
+        return unit, report
+    all_edits = [e for _, es in accepted for e in es]
+    all_edits += _contract_edits(unit, p, accepted, ctx)
+    try:
+        new = apply_edits(unit, all_edits)
+    except EditError as e:
+        for i, s in enumerate(report.sites):
+            if s.status == "applied":
+                report.sites[i] = SiteReport(s.index, s.path, s.line, s.column, s.function,
+                                             "failed", f"rewrite refused: {e}", None, None,
+                                             s.verdicts)
+        return unit, report
+    return new, report
+
+
+class SkipSite(Exception):
+    """Raised by ``rewrite`` when a site turns out not to be rewritable (with the reason)."""
+
+
+def _overlap(a, b) -> bool:
+    (a0, a1), (b0, b1) = a, b
+    if a0 == a1 or b0 == b1:
+        return a0 == b0 or (b0 < a0 < b1) or (a0 < b0 < a1)
+    return a0 < b1 and b0 < a1
+
+
+def _contract_edits(unit, p, accepted, ctx) -> list[Edit]:
+    from kltrans.syntax.contract import contracts, format_contract
+
+    if type(p).update_contract is _base_update_contract():
+        return []
+    try:
+        found = contracts(unit)
+    except Exception:
+        return []
+    edits = []
+    done = set()
+    for site, _ in accepted:
+        if site.function is None or site.function.name in done:
+            continue
+        c = found.get(site.function.name)
+        if c is None or c.source != "header":
+            continue
+        new = p.update_contract(c, site, ctx)
+        if new != c:
+            line = unit.text((c.start, c.end))
+            indent = line[:len(line) - len(line.lstrip())]
+            edits.append(Edit(c.start, c.end, format_contract(new, indent)))
+            done.add(site.function.name)
+    return edits
+
+
+def _base_update_contract():
+    from kltrans.passes.base import Pass
+
+    return Pass.update_contract
+
+
+def run_pipeline(unit: "Unit", passes: list, ctx: Context, only_site: int | None = None,
+                 dry_run: bool = False, keep_snapshots: bool = False) -> PipelineResult:
+    reports = []
+    snaps = []
+    for p in passes:
+        unit, rep = run_pass(unit, p, ctx, only_site, dry_run)
+        reports.append(rep)
+        if keep_snapshots:
+            snaps.append((p.spec(), unit))
+    return PipelineResult(unit, reports, snaps)

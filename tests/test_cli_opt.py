@@ -1,0 +1,163 @@
+"""kltrans opt / passes / pass-info / test-passes / new-pass from the command line."""
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+LOOP = """\
+__global__ void sum4(const float* x, float* out) {
+  float acc = 0.0f;
+  for (int k = 0; k < 4; ++k) acc += x[k];
+  out[0] = acc;
+}
+"""
+
+
+def run(*args, cwd=None, env=None):
+    p = subprocess.run([sys.executable, "-m", "kltrans", *args], capture_output=True, text=True,
+                       cwd=cwd, env=env, timeout=120)
+    assert "Traceback" not in p.stderr, p.stderr
+    return p
+
+
+@pytest.fixture
+def loop(tmp_path):
+    f = tmp_path / "sum4.cu"
+    f.write_text(LOOP)
+    return f
+
+
+def test_opt_prints_and_never_touches_the_input(loop):
+    p = run("opt", "-p", "unroll{factor=4}", str(loop))
+    assert p.returncode == 0
+    assert "  #pragma unroll 4\n  for (int k = 0" in p.stdout
+    assert loop.read_text() == LOOP
+
+
+def test_opt_output_file_and_in_place(loop, tmp_path):
+    out = tmp_path / "out.cu"
+    p = run("opt", "-p", "unroll{factor=full}", str(loop), "-o", str(out))
+    assert p.returncode == 0 and p.stdout == ""
+    assert "#pragma unroll\n" in out.read_text() and loop.read_text() == LOOP
+    p = run("opt", "-p", "unroll{factor=2}", str(loop), "-i")
+    assert p.returncode == 0 and "#pragma unroll 2" in loop.read_text()
+    assert not [f for f in os.listdir(tmp_path) if f.startswith(".kltrans-")], "temp files left"
+
+
+def test_opt_diff_and_between_passes(loop):
+    p = run("opt", "-p", "unroll{factor=4},reroll", str(loop), "--diff", "--print-between-passes")
+    assert p.returncode == 0
+    assert p.stdout == ""  # unroll then reroll: no net change, empty diff
+    assert "after unroll{factor=4,style=pragma} ***" in p.stderr
+    assert "#pragma unroll 4" in p.stderr
+
+
+def test_opt_dry_run_lists_sites_and_reasons(loop):
+    p = run("opt", "-p", "unroll{factor=8}", str(loop), "--dry-run")
+    assert p.returncode == 0
+    assert f"{loop}:3:3: remark: unroll: skipped site 1: precondition factor-fits (pipeline): " \
+           f"fails: factor 8 exceeds the 4 iterations of the loop" in p.stderr
+    assert "0 of 1 site(s) would be rewritten" in p.stdout
+    assert loop.read_text() == LOOP
+
+
+def test_opt_json(loop):
+    p = run("opt", "-p", "unroll{factor=4}", str(loop), "--json")
+    data = json.loads(p.stdout)
+    [unit] = data["units"]
+    [rep] = unit["passes"]
+    assert rep["applied"] == 1 and rep["sites"][0]["line"] == 3
+    assert data["changed"] and "#pragma unroll 4" in data["output"]
+
+
+def test_opt_kernel_and_site_filters(tmp_path):
+    f = tmp_path / "two.cu"
+    f.write_text(LOOP + LOOP.replace("sum4", "other"))
+    p = run("opt", "-p", "unroll", str(f), "--kernel", "other")
+    assert p.stdout.count("#pragma unroll 4") == 1 and p.stdout.index("#pragma") > p.stdout.index("other")
+    p = run("opt", "-p", "unroll", str(f), "--site", "2")  # sites are numbered per file
+    assert p.stdout.count("#pragma unroll 4") == 1 and p.stdout.index("#pragma") > p.stdout.index("other")
+
+
+def test_opt_force_reports_what_it_forced(loop):
+    p = run("opt", "-p", "unroll{factor=8}", str(loop), "--force", "-v")
+    assert p.returncode == 0 and "#pragma unroll 8" in p.stdout
+    assert "forced past: factor-fits" in p.stderr
+
+
+@pytest.mark.parametrize("pipeline, message", [
+    ("unrol", "unknown pass 'unrol'"),
+    ("unroll{factr=2}", "has no option 'factr'"),
+    ("unroll{factor=1}", "bad value for unroll{factor}"),
+    ("unroll{factor=2", "expected ',' or '}'"),
+])
+def test_opt_bad_pipelines(loop, pipeline, message):
+    p = run("opt", "-p", pipeline, str(loop))
+    assert p.returncode == 2 and message in p.stderr and "^" in p.stderr
+
+
+def test_opt_bad_assumption_and_arch(loop):
+    p = run("opt", "-p", "unroll", str(loop), "--assume", "n is big")
+    assert p.returncode == 2 and "cannot read the assumption" in p.stderr
+    p = run("opt", "-p", "unroll", str(loop), "--arch", "hopper")
+    assert p.returncode == 2 and "cannot read the architecture" in p.stderr
+    p = run("opt", "-p", "unroll", str(loop), "-i", "-o", "x.cu")
+    assert p.returncode == 2
+
+
+def test_opt_rewrites_cuda_inside_python(tmp_path):
+    py = tmp_path / "ext.py"
+    src = ('import cupy as cp\n\n# a comment that must survive\n'
+           'kernel = cp.RawKernel(r"""\n' + LOOP + '""", "sum4")\n')
+    py.write_text(src)
+    out = tmp_path / "ext_opt.py"
+    p = run("opt", "-p", "unroll{factor=4}", str(py), "-o", str(out))
+    assert p.returncode == 0, p.stderr
+    new = out.read_text()
+    assert new.startswith('import cupy as cp\n\n# a comment that must survive\n')
+    assert "  #pragma unroll 4\n  for (int k" in new and new.endswith('""", "sum4")\n')
+    assert py.read_text() == src
+
+
+def test_passes_and_pass_info():
+    p = run("passes", "--json")
+    names = {r["name"]: r for r in json.loads(p.stdout)["passes"]}
+    assert names["unroll"]["inverse"] == "reroll" and names["unroll"]["kind"] == "optimize"
+    assert [o["name"] for o in names["unroll"]["options"]] == ["factor", "style"]
+    p = run("passes", "--kind", "simplify")
+    listed = [ln.split()[0] for ln in p.stdout.splitlines() if not ln.startswith(" ")]
+    assert listed == ["reroll", "unrestrict-pointers"]
+    assert "options: const=false, params=all" in p.stdout
+    p = run("pass-info", "restrict-pointers")
+    assert p.returncode == 0 and "no-alias" in p.stdout and "[storage]" in p.stdout
+    p = run("pass-info", "restrict-pointer")
+    assert p.returncode == 2 and "did you mean restrict-pointers" in p.stderr
+
+
+def test_test_passes_cli():
+    p = run("test-passes", "reroll")
+    assert p.returncode == 0 and p.stdout.strip().endswith("passed, 0 failed")
+    p = run("test-passes", "nope-pass")
+    assert p.returncode == 2 and "unknown pass" in p.stderr
+
+
+def test_new_pass_refuses_bad_or_taken_names(tmp_path):
+    import shutil
+
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    shutil.copytree(os.path.join(root, "passes"), tmp_path / "passes",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    env = dict(os.environ, PYTHONPATH=str(tmp_path))
+    before = (tmp_path / "passes" / "__init__.py").read_text()
+    p = run("new-pass", "Bad_Name", "--root", str(tmp_path), env=env)
+    assert p.returncode == 2 and "kebab-case" in p.stderr
+    p = run("new-pass", "unroll", "--root", str(tmp_path), env=env)
+    assert p.returncode == 2 and "already registered" in p.stderr
+    p = run("new-pass", "demo", "--inverse", "demo", "--root", str(tmp_path), env=env)
+    assert p.returncode == 2 and "different names" in p.stderr
+    assert (tmp_path / "passes" / "__init__.py").read_text() == before
+    assert sorted(os.listdir(tmp_path / "passes")) == sorted(
+        f for f in os.listdir(os.path.join(root, "passes")) if f != "__pycache__")

@@ -1,0 +1,60 @@
+"""Launch contracts: header lines, host launchers, expressions."""
+
+import pytest
+
+from kltrans.syntax import parse
+from kltrans.syntax.contract import ContractError, contracts, evaluate, format_contract, parse_header_line
+
+SRC = """\
+// kltrans: launch transpose grid=(ceil_div(cols, 32), ceil_div(rows, 32)) block=(32, 8)
+// kltrans: launch softmax grid=rows block=256 smem=256*4
+__global__ void transpose(const float* in, float* out, int rows, int cols) {}
+__global__ void softmax(const float* x, float* y, int rows, int cols) {}
+__global__ void scale(float* x, int n) {}
+void run(float* x, int n) {
+  int blocks = (n + 255) / 256;
+  dim3 block(256);
+  scale<<<blocks, block>>>(x, n);
+}
+"""
+
+
+def test_header_and_launcher_contracts():
+    cs = contracts(parse(SRC, "c.cu"))
+    t = cs["transpose"]
+    assert t.grid == ("ceil_div(cols, 32)", "ceil_div(rows, 32)") and t.block == ("32", "8")
+    assert t.evaluate({"rows": 100, "cols": 33}) == ((2, 4, 1), (32, 8, 1), 0)
+    s = cs["softmax"]
+    assert s.evaluate({"rows": 7, "cols": 1})[2] == 1024
+    sc = cs["scale"]
+    assert sc.source == "launcher" and sc.grid == ("(n + 255) / 256",) and sc.block == ("256",)
+    assert sc.evaluate({"n": 1000})[0] == (4, 1, 1)
+
+
+def test_format_round_trip():
+    line = "// kltrans: launch transpose grid=(ceil_div(cols, 32), ceil_div(rows, 32)) block=(32, 8)"
+    assert format_contract(parse_header_line(line)) == line
+
+
+@pytest.mark.parametrize("expr, env, value", [
+    ("ceil_div(n, 256)", {"n": 1000}, 4), ("n / 4", {"n": 7}, 1), ("-7 / 2", {}, -3),
+    ("min(n, 1024) * 2", {"n": 5000}, 2048), ("1 << k", {"k": 5}, 32), ("n % 3", {"n": 8}, 2),
+])
+def test_evaluate(expr, env, value):
+    assert evaluate(expr, env) == value
+
+
+@pytest.mark.parametrize("line, message", [
+    ("// kltrans: launch k grid=4", "needs block"),
+    ("// kltrans: launch k grid=4 block=1 speed=9", "unknown key"),
+    ("// kltrans: launch k grid=__import__('os') block=1", "not allowed|unknown function"),
+    ("// kltrans: launch k grid=(4 block=1", "cannot parse|needs block"),
+])
+def test_bad_headers(line, message):
+    with pytest.raises(ContractError, match=message):
+        parse_header_line(line)
+
+
+def test_unknown_name_in_expression():
+    with pytest.raises(ContractError, match="'m' in 'm' has no value"):
+        evaluate("m", {"n": 1})

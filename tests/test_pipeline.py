@@ -1,0 +1,118 @@
+"""Pipeline strings, the registry, pass definitions and options."""
+
+import dataclasses
+
+import pytest
+
+from kltrans.passes import Choice, IntRange, OneOf, Pass, PassDefinitionError, option
+from kltrans.passes.options import DomainError
+from kltrans.passes.pipeline import PipelineError, format_pipeline, parse_pipeline, parse_pipeline_text
+from kltrans.passes.registry import UnknownPass, get_pass, names, table
+from kltrans.match import Rule
+
+
+def test_parse_pipeline_text():
+    els = parse_pipeline_text(" unroll{factor=4} , restrict-pointers{const=false},reroll{} ")
+    assert [e.name for e in els] == ["unroll", "restrict-pointers", "reroll"]
+    assert [(o, v) for o, v, _ in els[0].options] == [("factor", "4")]
+
+
+@pytest.mark.parametrize("text, message, offset", [
+    ("", "empty pipeline", 0),
+    ("unroll{factor=4", "expected ',' or '}'", 15),
+    ("unroll{factor}", "expected '='", 13),
+    ("unroll,,reroll", "expected a pass name", 7),
+    ("unroll reroll", "expected ',' between passes", 7),
+    ("unroll{=4}", "expected an option name", 7),
+])
+def test_malformed_pipelines_point_at_the_problem(text, message, offset):
+    with pytest.raises(PipelineError) as e:
+        parse_pipeline_text(text)
+    assert message in e.value.message and e.value.offset == offset
+    assert e.value.render().splitlines()[2] == "    " + " " * offset + "^"
+
+
+def test_instantiate_with_options_and_format_back():
+    ps = parse_pipeline("unroll{factor=full,style=manual},restrict-pointers{const=false}")
+    assert ps[0].factor == "full" and ps[0].style == "manual" and ps[1].const is False
+    assert format_pipeline(ps) == "unroll{factor=full,style=manual},restrict-pointers{const=false}"
+    assert parse_pipeline("unroll")[0].factor == 4
+
+
+def test_unknown_pass_lists_nearest_names():
+    with pytest.raises(PipelineError) as e:
+        parse_pipeline("unrol{factor=4}")
+    assert "unknown pass 'unrol'" in e.value.message and "unroll" in e.value.hint
+
+
+def test_unknown_option_and_bad_value_list_what_is_allowed():
+    with pytest.raises(PipelineError) as e:
+        parse_pipeline("unroll{fator=4}")
+    assert "has no option 'fator'" in e.value.message and "factor, style" in e.value.hint
+    with pytest.raises(PipelineError) as e:
+        parse_pipeline("unroll{factor=100}")
+    assert "an integer in [2, 64] or one of full" in e.value.hint
+    with pytest.raises(PipelineError) as e:
+        parse_pipeline("restrict-pointers{const=maybe}")
+    assert "true or false" in e.value.hint
+
+
+def test_registry_every_name_class_inverse():
+    t = table()
+    assert {"unroll", "reroll", "restrict-pointers", "unrestrict-pointers"} <= set(t)
+    for n in names():
+        cls = get_pass(n)
+        assert cls.name == n
+        inv = get_pass(cls.inverse)
+        assert inv.inverse == n, f"{n} <-> {cls.inverse} must pair both ways"
+        assert {cls.kind, inv.kind} == {"simplify", "optimize"}
+        assert cls.summary() and cls.__doc__.count("Preconditions") == 1
+        assert "Options" in cls.__doc__ and "Before" in cls.__doc__
+    assert names("simplify") == sorted(n for n in names() if get_pass(n).kind == "simplify")
+    with pytest.raises(UnknownPass, match="did you mean"):
+        get_pass("restrict-pointer")
+
+
+def test_every_pass_has_fixtures_for_each_precondition():
+    from kltrans.passes.fixtures import discover, pipeline_names
+
+    cases = discover()
+    for n in names():
+        cls = get_pass(n)
+        mine = [c for c in cases if n in pipeline_names(c.pipeline)]
+        assert any(not c.negative for c in mine), f"{n} has no positive fixture"
+        skipped = {c.check_skip[0].split(":")[0] for c in mine if c.negative}
+        missing = {p.name for p in cls.preconditions} - skipped
+        assert not missing, f"{n}: no negative fixture for {sorted(missing)}"
+
+
+def test_option_domains():
+    d = OneOf(IntRange(2, 8), Choice("full"))
+    assert d.parse("4") == 4 and d.parse("FULL") == "full"
+    with pytest.raises(DomainError):
+        d.parse("9")
+    with pytest.raises(DomainError):
+        option(1, IntRange(2, 8))
+    assert IntRange(1, 16).values() == [1, 2, 4, 8, 16]
+
+
+def _define(**attrs):
+    ns = {"__doc__": "A pass.\n\nBefore:: x\n\nPreconditions: none.\n\nOptions: none."}
+    ns.update(attrs)
+    return dataclasses.dataclass(frozen=True)(type("P", (Pass,), ns))
+
+
+def test_pass_definitions_are_checked_at_load_time():
+    ok = dict(name="demo", kind="optimize", inverse="undemo", anchor=Rule(pattern="$A / $B"))
+    _define(**ok)
+    with pytest.raises(PassDefinitionError, match="kebab-case"):
+        _define(**{**ok, "name": "Demo_Pass"})
+    with pytest.raises(PassDefinitionError, match="kind"):
+        _define(**{**ok, "kind": "speedup"})
+    with pytest.raises(PassDefinitionError, match="unbound metavariable.*\\$C"):
+        _define(**ok, templates={"t": "{{ A }} * {{ C }}"})
+    with pytest.raises(PassDefinitionError, match="docstring"):
+        _define(**{**ok, "__doc__": None})
+    # options and declared template variables are bound
+    _define(**ok, templates={"t": "{{ A }} * {{ R }} {{ factor }}"}, template_vars=("R",),
+            __annotations__={"factor": int}, factor=option(2, IntRange(1, 4)))
