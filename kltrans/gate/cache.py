@@ -1,0 +1,125 @@
+"""On-disk, content-addressed cache of compile results.
+
+An entry is two files under ``<root>/nvrtc/<key[:2]>/``:
+
+``<key>.json``
+    the record: format version, key, ok, arch, log, ptx, lowered names, the seconds the
+    original compile took, and the size and sha256 of the cubin (or ``null``);
+``<key>.cubin``
+    the cubin bytes, when the compile produced one.
+
+The root is ``$KLTRANS_CACHE_DIR``, else ``$XDG_CACHE_HOME/kltrans``, else
+``~/.cache/kltrans``; it is read from the environment on every call, so a test can point
+it at a temporary directory.
+
+Every file is written to a temporary file in the same directory and moved into place
+with :func:`os.replace`, so a reader sees either the old file, the new one or none,
+never a partial one. The cubin is written before the record, and the record names the
+cubin's sha256: a record whose cubin is missing, truncated or from another writer is a
+miss, as is any record that does not parse. Two processes that compile the same key
+both write complete entries; the last ``os.replace`` wins and either is valid. A miss
+caused by a bad entry is healed when the caller stores the recompiled result.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+
+FORMAT = 1  # bump when the record layout changes; older records become misses
+
+
+def cache_root() -> str:
+    """The cache root for this process, from the environment (see the module docstring)."""
+    root = os.environ.get("KLTRANS_CACHE_DIR")
+    if root:
+        return os.path.abspath(os.path.expanduser(root))
+    xdg = os.environ.get("XDG_CACHE_HOME")
+    if xdg:
+        return os.path.join(os.path.abspath(os.path.expanduser(xdg)), "kltrans")
+    return os.path.join(os.path.expanduser("~"), ".cache", "kltrans")
+
+
+def entry_paths(key: str, root: str | None = None) -> tuple[str, str]:
+    """(record path, cubin path) for ``key``."""
+    if len(key) < 3 or not all(c in "0123456789abcdef" for c in key):
+        raise ValueError(f"bad cache key {key!r}")
+    d = os.path.join(root or cache_root(), "nvrtc", key[:2])
+    return os.path.join(d, key + ".json"), os.path.join(d, key + ".cubin")
+
+
+def _atomic_write(path: str, data: bytes) -> None:
+    d = os.path.dirname(path)
+    os.makedirs(d, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=d, prefix="." + os.path.basename(path) + ".", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+def load(key: str, root: str | None = None) -> tuple[dict, bytes | None] | None:
+    """The record and cubin stored under ``key``, or None (missing or damaged entry)."""
+    jpath, cpath = entry_paths(key, root)
+    try:
+        with open(jpath, "rb") as f:
+            record = json.loads(f.read().decode("utf-8"))
+    except (OSError, ValueError):
+        return None
+    if not isinstance(record, dict) or record.get("format") != FORMAT or record.get("key") != key:
+        return None
+    digest = record.get("cubin_sha256")
+    if digest is None:
+        return record, None
+    try:
+        with open(cpath, "rb") as f:
+            cubin = f.read()
+    except OSError:
+        return None
+    if len(cubin) != record.get("cubin_size") or hashlib.sha256(cubin).hexdigest() != digest:
+        return None
+    return record, cubin
+
+
+def store(key: str, record: dict, cubin: bytes | None, root: str | None = None) -> bool:
+    """Write an entry; returns False (and leaves the cache as it was) on an OS error."""
+    jpath, cpath = entry_paths(key, root)
+    rec = dict(record)
+    rec["format"] = FORMAT
+    rec["key"] = key
+    if cubin is not None:
+        rec["cubin_size"] = len(cubin)
+        rec["cubin_sha256"] = hashlib.sha256(cubin).hexdigest()
+    else:
+        rec["cubin_size"] = 0
+        rec["cubin_sha256"] = None
+    data = json.dumps(rec, sort_keys=True).encode("utf-8")
+    try:
+        if cubin is not None:
+            _atomic_write(cpath, cubin)
+        _atomic_write(jpath, data)
+    except OSError:
+        return False
+    return True
+
+
+def clear(root: str | None = None) -> int:
+    """Delete every NVRTC entry under the root; returns how many files were removed."""
+    base = os.path.join(root or cache_root(), "nvrtc")
+    n = 0
+    for dirpath, _dirs, files in os.walk(base):
+        for name in files:
+            try:
+                os.unlink(os.path.join(dirpath, name))
+                n += 1
+            except OSError:
+                pass
+    return n
