@@ -444,6 +444,121 @@ def cmd_test_passes(args) -> int:
     return EXIT_OK if failed == 0 else EXIT_CHECK_FAILED
 
 
+# ------------------------------------------------------------------------- gate
+def _load_wl(path):
+    from kltrans.workload.spec import SpecError, load_workload
+
+    try:
+        return load_workload(path)
+    except SpecError as e:
+        raise UsageError(str(e)) from None
+
+
+def _sizes_arg(wl, text):
+    """--sizes 'n=1000;n=31' or 'rows=7,cols=33'."""
+    if not text:
+        return None
+    out = []
+    for part in text.split(";"):
+        d = {}
+        for kv in part.split(","):
+            if "=" not in kv:
+                raise UsageError(f"bad --sizes item {kv!r}", "write --sizes 'n=1000' or 'rows=7,cols=33;rows=1,cols=5'")
+            k, v = kv.split("=", 1)
+            k = k.strip()
+            if k not in wl.sizes:
+                raise UsageError(f"--sizes: {k!r} is not a size of {wl.name} ({', '.join(wl.sizes)})")
+            try:
+                d[k] = int(v)
+            except ValueError:
+                raise UsageError(f"--sizes: {v!r} is not an integer") from None
+        if set(d) != set(wl.sizes):
+            raise UsageError(f"--sizes: give every size of {wl.name}: {', '.join(wl.sizes)}")
+        out.append(d)
+    return out
+
+
+def cmd_gate(args) -> int:
+    from kltrans.gate.run import STAGES, GateUsageError, gate
+    from kltrans.syntax import InputError
+    from kltrans.syntax.unit import read_source
+
+    wl = _load_wl(args.workload)
+    stages = [s.strip() for s in args.stages.split(",") if s.strip()]
+    bad = [s for s in stages if s not in STAGES]
+    if bad:
+        raise UsageError(f"unknown stage {bad[0]!r}", f"stages are {', '.join(STAGES)}")
+    read_source(args.kernel_file)  # clear errors for missing / non-UTF-8 files
+    if not args.kernel_file.endswith((".cu", ".cuh")):
+        raise InputError.at(args.kernel_file, "the gate takes a .cu or .cuh kernel file")
+    if args.arch:
+        from kltrans.gate.compile import UnsupportedArchError, check_arch
+
+        try:
+            check_arch(args.arch)
+        except (UnsupportedArchError, ValueError) as e:
+            raise UsageError(str(e)) from None
+    try:
+        rep = gate(args.kernel_file, wl.path, args.kernel, args.backend, stages, args.arch,
+                   _sizes_arg(wl, args.sizes), None, args.timeout)
+    except GateUsageError as e:
+        raise UsageError(str(e)) from None
+    if args.json:
+        print(json.dumps(rep.to_json(), indent=2))
+    else:
+        print(f"{rep.kernel_file} ({rep.kernel}) on {rep.workload}, backend {rep.backend}, {rep.arch}")
+        for s in rep.stages:
+            extra = ""
+            if s.stage == "compile" and s.data.get("resources"):
+                r = s.data["resources"]
+                extra = (f"  registers {r['registers']}, spills {r['spill_stores']}/{r['spill_loads']}, "
+                         f"smem {r['smem_static']} B, stack {r['stack']} B"
+                         f"{' (cached)' if s.data.get('cached') else ''}")
+            if s.stage == "profile" and s.data.get("profile"):
+                p = s.data["profile"]
+                parts = [f"{p['ms']:.4f} ms (spread {100 * p['spread']:.1f}%)"]
+                if p.get("gbps"):
+                    parts.append(f"{p['gbps']:.0f} GB/s")
+                if p.get("tflops"):
+                    parts.append(f"{p['tflops']:.2f} TFLOP/s")
+                if p.get("roofline"):
+                    parts.append(f"{100 * p['roofline']:.0f}% of copy bandwidth")
+                extra = "  " + ", ".join(parts)
+            print(f"  {s.stage:<8} {s.status.upper():<8} {s.seconds:7.2f} s  {s.reason}{extra}")
+    return EXIT_OK if rep.ok else EXIT_CHECK_FAILED
+
+
+def cmd_bench(args) -> int:
+    from kltrans.gate.backends import gpu_available
+    from kltrans.gate.run import GateUsageError, bench
+
+    wl = _load_wl(args.workload)
+    if not gpu_available():
+        raise UsageError("kltrans bench needs a GPU (the profile stage runs on the cuda backend)")
+    try:
+        out = bench(args.a, args.b, wl.path, args.kernel_a, args.kernel_b, trials=args.trials)
+    except GateUsageError as e:
+        raise UsageError(str(e)) from None
+    if args.json:
+        print(json.dumps(out, indent=2))
+        return EXIT_OK if out.get("ok") else EXIT_CHECK_FAILED
+    if not out.get("ok"):
+        print(f"kltrans: bench failed: {out.get('verdict')}: {out.get('reason')}", file=sys.stderr)
+        return EXIT_CHECK_FAILED
+    p = out["paired"]
+    print(f"{wl.name} at {out['size']} on {out['device']} (copy bandwidth {p['copy_bandwidth_gbps']:.0f} GB/s)")
+    for key, f in (("a", args.a), ("b", args.b)):
+        t = p[key]
+        gb = f", {t['gbps']:.0f} GB/s" if t.get("gbps") else ""
+        tf = f", {t['tflops']:.2f} TFLOP/s" if t.get("tflops") else ""
+        print(f"  {key.upper()} {f}: {t['ms']:.4f} ms{gb}{tf}, trials {', '.join(f'{x:.4f}' for x in t['trials'])}")
+    print(f"  ratio A/B per trial: {', '.join(f'{r:.3f}' for r in p['ratios'])} (median {p['ratio_median']:.3f})")
+    verdict = "B is faster in every trial" if p["b_faster"] else (
+        "B is no slower (>= 0.99 in every trial)" if p["b_no_slower"] else "B is not faster")
+    print(f"  {verdict}")
+    return EXIT_OK
+
+
 # ---------------------------------------------------------------------------- main
 def build_parser() -> argparse.ArgumentParser:
     p = _Parser(
@@ -518,6 +633,31 @@ def build_parser() -> argparse.ArgumentParser:
     st.add_argument("-U", "--update", action="store_true", help="rewrite the expected files")
     st.add_argument("--root", metavar="DIR", help="the kltrans checkout (default: this one)")
     st.set_defaults(func=cmd_test_passes)
+
+    sg = sub.add_parser("gate", help="compile, check and profile a kernel against a workload",
+                        description="Run the gate's stages on KERNEL: compile (NVRTC), correct "
+                                    "(every test size and seed, anti-cheat checks), profile "
+                                    "(GPU only). Exit 0 when every requested stage passes.")
+    sg.add_argument("kernel_file", metavar="KERNEL.cu")
+    sg.add_argument("--workload", required=True, metavar="DIR", help="a workload folder (corpus/W)")
+    sg.add_argument("--backend", default="auto", choices=("cuda", "cpu", "auto"))
+    sg.add_argument("--stages", default="compile,correct,profile", help="comma-separated")
+    sg.add_argument("--arch", metavar="sm_XX", help="compile target (default sm_90)")
+    sg.add_argument("--sizes", metavar="SIZES", help="override test sizes: 'n=1000;n=31'")
+    sg.add_argument("--kernel", metavar="NAME", help="the kernel, when the file has several")
+    sg.add_argument("--timeout", type=float, default=300.0, help="seconds for the worker")
+    sg.add_argument("--json", action="store_true")
+    sg.set_defaults(func=cmd_gate)
+
+    sb = sub.add_parser("bench", help="paired A/B timing of two kernels on the GPU")
+    sb.add_argument("a", metavar="A.cu")
+    sb.add_argument("b", metavar="B.cu")
+    sb.add_argument("--workload", required=True, metavar="DIR")
+    sb.add_argument("--kernel-a", metavar="NAME")
+    sb.add_argument("--kernel-b", metavar="NAME")
+    sb.add_argument("--trials", type=int, default=5)
+    sb.add_argument("--json", action="store_true")
+    sb.set_defaults(func=cmd_bench)
     return p
 
 

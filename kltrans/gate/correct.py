@@ -1,0 +1,292 @@
+"""The correct stage: run a kernel on a backend and compare with the reference.
+
+For every test size and seed (DESIGN.md, "The gate"):
+
+1. fresh random inputs from the seed (never all zeros), in the workload's distributions;
+2. every buffer is allocated with guard zones before and after it (a byte pattern), and
+   outputs are poisoned (all-ones bytes: NaN for floats; ``0xA5`` bytes for integers)
+   unless the spec says ``init: zero``;
+3. launch with the contract evaluated at that size;
+4. checks, in order: guard zones intact (out-of-bounds writes), inputs bit-identical,
+   no element left poisoned (unwritten output), no NaN/Inf unless the reference has one,
+   values within the tolerance (max abs, max rel, ‖out−ref‖/‖ref‖, worst index);
+5. a second run at the same addresses with new input values (defeats output caching).
+
+The first failure decides the verdict and its reason.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+GUARD = 4096
+GUARD_BYTE = 0x5A
+POISON_FLOAT = 0xFF
+POISON_INT = 0xA5
+
+NP = {"float32": np.float32, "float64": np.float64, "float16": np.float16, "bfloat16": np.uint16,
+      "int8": np.int8, "uint8": np.uint8, "int16": np.int16, "uint16": np.uint16,
+      "int32": np.int32, "uint32": np.uint32, "int64": np.int64, "uint64": np.uint64}
+FLOATS = ("float32", "float64", "float16", "bfloat16")
+
+
+def bf16_bits(x: np.ndarray) -> np.ndarray:
+    """float32 -> bfloat16 bits, round to nearest even (NaN kept NaN)."""
+    b = np.ascontiguousarray(x, dtype=np.float32).view(np.uint32)
+    rounded = ((b + 0x7FFF + ((b >> 16) & 1)) >> 16).astype(np.uint16)
+    nan = np.isnan(x)
+    rounded[nan] = 0x7FC0
+    return rounded
+
+
+def bf16_value(bits: np.ndarray) -> np.ndarray:
+    return (bits.astype(np.uint32) << 16).view(np.float32)
+
+
+def natural(dtype: str, raw: np.ndarray) -> np.ndarray:
+    """The array a reference sees: bf16 bits become float32 values."""
+    return bf16_value(raw) if dtype == "bfloat16" else raw
+
+
+@dataclass
+class CheckFailure:
+    reason: str
+    kind: str  # out-of-bounds | input-modified | unwritten | nan | mismatch | launch | fault | ...
+    argument: str | None = None
+    size: dict | None = None
+    seed: int | None = None
+    run: int = 1
+    errors: dict | None = None
+
+    def to_json(self) -> dict:
+        return {"reason": self.reason, "kind": self.kind, "argument": self.argument,
+                "size": self.size, "seed": self.seed, "run": self.run, "errors": self.errors}
+
+
+@dataclass
+class CorrectResult:
+    ok: bool
+    checks: int = 0
+    failure: CheckFailure | None = None
+    errors: list = field(default_factory=list)  # per (size, seed, run, output): norms
+
+    def to_json(self) -> dict:
+        return {"ok": self.ok, "checks": self.checks,
+                "failure": self.failure.to_json() if self.failure else None,
+                "errors": self.errors}
+
+
+def generate(wl, arg, shape, rng) -> np.ndarray:
+    """Random input values for one argument, never all zeros."""
+    spec = dict(wl.inputs.get(arg.name, {}))
+    dist = spec.get("dist")
+    n = int(np.prod(shape)) if shape else 1
+    dt = arg.dtype
+    for _ in range(10):
+        if dt in FLOATS:
+            if dist == "normal":
+                v = rng.normal(spec.get("mean", 0.0), spec.get("std", 1.0), n)
+            elif dist == "positive":
+                v = rng.uniform(spec.get("low", 0.1), spec.get("high", 2.0), n)
+            else:
+                v = rng.uniform(spec.get("low", -1.0), spec.get("high", 1.0), n)
+            if dt == "bfloat16":
+                arr = bf16_bits(v.astype(np.float32))
+            else:
+                arr = v.astype(NP[dt])
+        else:
+            info = np.iinfo(NP[dt])
+            lo = spec.get("low", max(info.min, -1000) if info.min < 0 else 0)
+            hi = spec.get("high", min(info.max, 1000) if dt not in ("uint8", "int8") else info.max)
+            arr = rng.integers(lo, hi + 1, n, dtype=np.int64).astype(NP[dt])
+        if np.any(arr.view(np.uint8) != 0):
+            return arr.reshape(shape)
+    raise RuntimeError(f"cannot draw non-zero inputs for {arg.name}")
+
+
+def compare(name: str, dtype: str, tol, out: np.ndarray, ref: np.ndarray,
+            poison_bytes: np.ndarray | None) -> tuple[str | None, str | None, dict]:
+    """(failure kind, reason, error norms) for one output."""
+    ref = np.asarray(ref)
+    if ref.shape != out.shape:
+        if ref.size == out.size:
+            ref = ref.reshape(out.shape)
+        else:
+            return "mismatch", f"{name}: reference shape {ref.shape} != output shape {out.shape}", {}
+    errs: dict = {}
+    # unwritten elements still hold the poison pattern
+    if poison_bytes is not None:
+        item = out.dtype.itemsize
+        raw = out.view(np.uint8).reshape(-1, item)
+        still = np.all(raw == poison_bytes[:item], axis=1)
+        if np.any(still):
+            refr = ref.reshape(-1)
+            really = still & ~(np.isnan(refr) if ref.dtype.kind == "f" else False)
+            if dtype not in FLOATS:
+                really = still & (out.reshape(-1) != refr.astype(out.dtype))
+            if np.any(really):
+                idx = int(np.argmax(really))
+                cnt = int(really.sum())
+                return "unwritten", (f"{name}: {cnt} of {out.size} elements never written "
+                                     f"(first at flat index {idx})"), {"unwritten": cnt}
+    o = natural(dtype, out).astype(np.float64) if dtype in FLOATS else out.astype(np.float64)
+    r = ref.astype(np.float64)
+    if tol.rule == "set":
+        o2 = np.sort(o.reshape(-1, o.shape[-1]) if o.ndim else o, axis=-1)
+        r2 = np.sort(r.reshape(-1, r.shape[-1]) if r.ndim else r, axis=-1)
+        if not np.array_equal(o2, r2):
+            bad = int(np.argmax(np.any(o2 != r2, axis=-1)))
+            return "mismatch", f"{name}: row {bad} is not the same set as the reference", {}
+        return None, None, {"exact": True}
+    bad_nan = (np.isnan(o) & ~np.isnan(r)) | (np.isinf(o) & ~np.isinf(r))
+    if np.any(bad_nan):
+        idx = int(np.argmax(bad_nan.reshape(-1)))
+        return "nan", f"{name}: NaN or Inf at flat index {idx} where the reference is finite", {}
+    finite = np.isfinite(r)
+    diff = np.where(finite, np.abs(o - r), 0.0)
+    mag = np.where(finite, np.abs(r), 0.0)
+    max_abs = float(diff.max()) if diff.size else 0.0
+    rel = diff / np.maximum(mag, np.finfo(np.float64).tiny)
+    max_rel = float(rel.max()) if rel.size else 0.0
+    nref = float(np.linalg.norm(r[finite])) if finite.any() else 0.0
+    l2 = float(np.linalg.norm(diff)) / nref if nref > 0 else (0.0 if max_abs == 0 else math.inf)
+    worst = int(np.argmax(diff.reshape(-1))) if diff.size else 0
+    errs = {"max_abs": max_abs, "max_rel": max_rel, "rel_l2": l2,
+            "worst_index": [int(i) for i in np.unravel_index(worst, o.shape)] if o.ndim else []}
+    if tol.exact:
+        if max_abs != 0.0:
+            return "mismatch", (f"{name}: not exact: {int((diff > 0).sum())} elements differ, "
+                                f"first at {errs['worst_index']}"), errs
+        return None, None, errs
+    allowed = tol.atol + tol.rtol * mag
+    if np.any(diff > allowed):
+        return "mismatch", (f"{name}: max abs error {max_abs:.3g}, max rel {max_rel:.3g}, "
+                            f"rel L2 {l2:.3g} at {errs['worst_index']} (out "
+                            f"{o.reshape(-1)[worst]:.6g}, ref {r.reshape(-1)[worst]:.6g}); "
+                            f"tolerance rtol={tol.rtol} atol={tol.atol}"), errs
+    return None, None, errs
+
+
+def run_checks(backend, kernel, wl, contract, sizes_list=None, seeds=None,
+               second_run: bool = True) -> CorrectResult:
+    """The correct stage on an already loaded ``kernel`` (see module docstring)."""
+    from kltrans.gate.backends import BackendError
+
+    sizes_list = list(sizes_list or wl.test_sizes)
+    seeds = list(seeds or wl.seeds)
+    res = CorrectResult(True)
+    ref_fn = wl.reference()
+    for si, sizes in enumerate(sizes_list):
+        env = wl.env(dict(sizes))
+        try:
+            grid, block, smem = contract.evaluate(env)
+        except Exception as e:
+            res.ok = False
+            res.failure = CheckFailure(f"launch contract at {sizes}: {e}", "launch", size=dict(sizes))
+            return res
+        shapes = {a.name: wl.shape(a, dict(sizes)) for a in wl.buffers()}
+        for seed in seeds:
+            bufs = {}
+            try:
+                for a in wl.buffers():
+                    nbytes = int(np.prod(shapes[a.name])) * a.itemsize
+                    bufs[a.name] = backend.alloc(GUARD + nbytes + GUARD)
+                for run in (1, 2) if second_run else (1,):
+                    rng = np.random.default_rng([seed, si, run])
+                    failure, errors = _one_run(backend, kernel, wl, sizes, shapes, bufs, rng,
+                                               grid, block, smem, ref_fn)
+                    res.checks += 1
+                    res.errors.extend({"size": dict(sizes), "seed": seed, "run": run, **e}
+                                      for e in errors)
+                    if failure is not None:
+                        failure.size, failure.seed, failure.run = dict(sizes), seed, run
+                        res.ok = False
+                        res.failure = failure
+                        return res
+            except BackendError as e:
+                res.ok = False
+                where = f" (line {e.line})" if e.line else ""
+                res.failure = CheckFailure(f"{e.kind}: {e.message}{where}", e.kind,
+                                           size=dict(sizes), seed=seed)
+                return res
+            finally:
+                for b in bufs.values():
+                    try:
+                        backend.free(b)
+                    except Exception:
+                        pass
+    return res
+
+
+def _one_run(backend, kernel, wl, sizes, shapes, bufs, rng, grid, block, smem, ref_fn):
+    inputs_raw = {}
+    scalars = {}
+    guard = np.full(GUARD, GUARD_BYTE, dtype=np.uint8)
+    expected_bytes = {}
+    for a in wl.arguments:
+        if a.role == "scalar":
+            v = wl.scalar_value(a, dict(sizes))
+            scalars[a.name] = v
+            continue
+        shape = shapes[a.name]
+        buf = bufs[a.name]
+        if a.role in ("in", "inout"):
+            arr = generate(wl, a, shape, rng)
+            inputs_raw[a.name] = arr
+            body = np.ascontiguousarray(arr).view(np.uint8).reshape(-1)
+        elif a.init == "zero":
+            body = np.zeros(int(np.prod(shape)) * a.itemsize, dtype=np.uint8)
+        else:
+            pb = POISON_FLOAT if a.dtype in FLOATS else POISON_INT
+            body = np.full(int(np.prod(shape)) * a.itemsize, pb, dtype=np.uint8)
+        full = np.concatenate([guard, body, guard])
+        backend.upload(buf, full)
+        expected_bytes[a.name] = body
+    args = []
+    for a in wl.arguments:
+        if a.role == "scalar":
+            v = scalars[a.name]
+            args.append((a.dtype, float(v) if a.dtype in FLOATS else int(v)))
+        else:
+            args.append(("ptr", backend.ptr(bufs[a.name], GUARD)))
+    backend.launch(kernel, grid, block, smem, args)
+    backend.synchronize()
+    # reference on the same inputs
+    ref_inputs = {n: natural(a.dtype, inputs_raw[n]) for n, a in
+                  ((a.name, a) for a in wl.arguments if a.name in inputs_raw)}
+    ref_inputs.update(scalars)
+    refs = ref_fn(dict(sizes), **ref_inputs)
+    errors = []
+    for a in wl.buffers():
+        raw = backend.download(bufs[a.name])
+        nb = raw.size - 2 * GUARD
+        before, body, after = raw[:GUARD], raw[GUARD:GUARD + nb], raw[GUARD + nb:]
+        if np.any(before != GUARD_BYTE) or np.any(after != GUARD_BYTE):
+            which = "before" if np.any(before != GUARD_BYTE) else "after"
+            zone = before if which == "before" else after
+            off = int(np.argmax(zone != GUARD_BYTE))
+            pos = off - GUARD if which == "before" else nb + off
+            return CheckFailure(f"out-of-bounds write {which} buffer {a.name} (byte offset "
+                                f"{pos} relative to its start)", "out-of-bounds", a.name), errors
+        if a.role == "in":
+            if not np.array_equal(body, expected_bytes[a.name]):
+                idx = int(np.argmax(body != expected_bytes[a.name])) // a.itemsize
+                return CheckFailure(f"input {a.name} was modified (first at element {idx})",
+                                    "input-modified", a.name), errors
+            continue
+        if a.name not in refs:
+            return CheckFailure(f"the reference returned no {a.name!r}", "reference", a.name), errors
+        out = body.view(NP[a.dtype]).reshape(shapes[a.name])
+        poison = None
+        if a.role == "out" and a.init == "poison":
+            pb = POISON_FLOAT if a.dtype in FLOATS else POISON_INT
+            poison = np.full(8, pb, dtype=np.uint8)
+        kind, reason, errs = compare(a.name, a.dtype, wl.tolerance[a.name], out,
+                                     refs[a.name], poison)
+        errors.append({"output": a.name, **errs})
+        if kind is not None:
+            return CheckFailure(reason, kind, a.name, errors=errs), errors
+    return None, errors

@@ -1,0 +1,166 @@
+"""The profile stage (GPU only): warm-up, CUDA events, cold L2, trials, paired A/B.
+
+One *trial* is ``reps`` launches; before each launch the L2 cache is flushed by writing a
+buffer larger than L2 (``cuMemsetD8Async``), and CUDA events bracket the launch alone. A
+trial's figure is the median of its launches; the reported time is the median of the
+trial medians. ``paired`` interleaves trials of two kernels (A B B A A B ...) and reports
+the ratio per trial; "B is faster" needs the ratio above the threshold in every trial.
+Bandwidth counts the workload's minimum bytes (``roofline.bytes``); the roofline fraction
+is against the device's measured copy bandwidth (read + write of a 1 GiB device copy),
+measured once per device and cached.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import statistics
+from dataclasses import dataclass
+
+import numpy as np
+
+from kltrans.gate.correct import GUARD, generate
+
+
+@dataclass
+class Timing:
+    ms: float  # median of trial medians
+    trials: list  # each trial's median (ms)
+    spread: float  # (max - min) / median of the trial medians
+    gbps: float | None
+    tflops: float | None
+    roofline: float | None  # fraction of measured copy bandwidth (memory-bound view)
+
+    def to_json(self) -> dict:
+        return {"ms": self.ms, "trials": self.trials, "spread": self.spread, "gbps": self.gbps,
+                "tflops": self.tflops, "roofline": self.roofline}
+
+
+def _cache_path() -> str:
+    base = os.environ.get("KLTRANS_CACHE_DIR") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "kltrans")
+    return os.path.join(base, "devices.json")
+
+
+def copy_bandwidth(backend) -> float:
+    """Measured device copy bandwidth (bytes/s), cached per device name."""
+    path = _cache_path()
+    data = {}
+    try:
+        with open(path) as f:
+            data = json.load(f)
+    except (OSError, ValueError):
+        pass
+    if backend.device_name in data:
+        return float(data[backend.device_name]["copy_bandwidth"])
+    bw = backend.copy_bandwidth()
+    data[backend.device_name] = {"copy_bandwidth": bw}
+    try:
+        from kltrans.syntax.files import atomic_write
+
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        atomic_write(path, json.dumps(data, indent=2))
+    except OSError:
+        pass
+    return bw
+
+
+class Setup:
+    """Buffers with inputs at one size, ready to launch repeatedly."""
+
+    def __init__(self, backend, wl, sizes: dict, seed: int = 0):
+        self.backend = backend
+        self.bufs = {}
+        self.args = []
+        rng = np.random.default_rng([seed, 99])
+        for a in wl.arguments:
+            if a.role == "scalar":
+                v = wl.scalar_value(a, dict(sizes))
+                self.args.append((a.dtype, float(v) if a.dtype.startswith(("float", "bfloat")) else int(v)))
+                continue
+            shape = wl.shape(a, dict(sizes))
+            nbytes = int(np.prod(shape)) * a.itemsize
+            buf = backend.alloc(GUARD + nbytes + GUARD)
+            if a.role in ("in", "inout"):
+                backend.upload(buf, generate(wl, a, shape, rng), GUARD)
+            else:
+                backend.memset(buf, 0)
+            self.bufs[a.name] = buf
+            self.args.append(("ptr", backend.ptr(buf, GUARD)))
+        self.flush = backend.alloc(max(4 * backend.l2_bytes, 256 << 20))
+
+    def close(self):
+        for b in list(self.bufs.values()) + [self.flush]:
+            self.backend.free(b)
+
+
+def time_trial(backend, fn, setup: Setup, launch, reps: int) -> float:
+    grid, block, smem = launch
+    start, end = backend.event(), backend.event()
+    times = []
+    for _ in range(reps):
+        backend.memset(setup.flush, 0)  # cold L2
+        backend.record(start)
+        backend.launch(fn, grid, block, smem, setup.args)
+        backend.record(end)
+        times.append(backend.elapsed_ms(start, end))
+    return statistics.median(times)
+
+
+def _timing(wl, sizes, trials) -> Timing:
+    ms = statistics.median(trials)
+    spread = (max(trials) - min(trials)) / ms if ms > 0 else 0.0
+    return Timing(ms, trials, spread, None, None, None)
+
+
+def _rates(t: Timing, wl, sizes, bw) -> Timing:
+    b = wl.bytes_moved(dict(sizes))
+    f = wl.flops(dict(sizes))
+    s = t.ms / 1e3
+    if b:
+        t.gbps = b / s / 1e9
+        t.roofline = (b / s) / bw if bw else None
+    if f:
+        t.tflops = f / s / 1e12
+    return t
+
+
+def profile(backend, fn, wl, launch, sizes: dict, reps: int = 50, trials: int = 3,
+            warmup: int = 5) -> Timing:
+    setup = Setup(backend, wl, sizes)
+    try:
+        for _ in range(warmup):
+            backend.launch(fn, *launch, setup.args)
+        backend.synchronize()
+        meds = [time_trial(backend, fn, setup, launch, reps) for _ in range(trials)]
+    finally:
+        setup.close()
+    return _rates(_timing(wl, sizes, meds), wl, sizes, copy_bandwidth(backend))
+
+
+def paired(backend, fn_a, launch_a, fn_b, launch_b, wl, sizes: dict, reps: int = 50,
+           trials: int = 5, warmup: int = 5) -> dict:
+    """Interleaved trials of A and B on the same inputs; ratio = time A / time B per trial."""
+    setup = Setup(backend, wl, sizes)
+    try:
+        for _ in range(warmup):
+            backend.launch(fn_a, *launch_a, setup.args)
+            backend.launch(fn_b, *launch_b, setup.args)
+        backend.synchronize()
+        ta, tb = [], []
+        for t in range(trials):
+            order = ((fn_a, launch_a, ta), (fn_b, launch_b, tb))
+            if t % 2:
+                order = order[::-1]
+            for fn, launch, acc in order:
+                acc.append(time_trial(backend, fn, setup, launch, reps))
+    finally:
+        setup.close()
+    bw = copy_bandwidth(backend)
+    ratios = [a / b for a, b in zip(ta, tb)]
+    return {"a": _rates(_timing(wl, sizes, ta), wl, sizes, bw).to_json(),
+            "b": _rates(_timing(wl, sizes, tb), wl, sizes, bw).to_json(),
+            "ratios": ratios, "ratio_median": statistics.median(ratios),
+            "b_faster": all(r > 1.0 for r in ratios),
+            "b_no_slower": all(r >= 0.99 for r in ratios),
+            "copy_bandwidth_gbps": bw / 1e9}

@@ -1,0 +1,171 @@
+"""Gate a kernel: compile, correct, profile — one verdict per stage.
+
+``gate()`` runs the compile stage in this process (NVRTC, cached; with the purity
+check) and the correct and profile stages in a worker subprocess
+(:mod:`kltrans.gate.worker`) on the chosen backend. ``bench()`` compares two kernels with
+interleaved, paired trials on the GPU.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import dataclass, field
+
+STAGES = ("compile", "correct", "profile")
+
+
+@dataclass
+class StageResult:
+    stage: str
+    status: str  # pass | fail | skipped
+    reason: str = ""
+    data: dict = field(default_factory=dict)
+    seconds: float = 0.0
+
+    def to_json(self) -> dict:
+        return {"stage": self.stage, "status": self.status, "reason": self.reason,
+                "seconds": self.seconds, **self.data}
+
+
+@dataclass
+class GateReport:
+    kernel_file: str
+    kernel: str
+    workload: str
+    backend: str
+    arch: str
+    stages: list
+
+    @property
+    def ok(self) -> bool:
+        return all(s.status != "fail" for s in self.stages)
+
+    def to_json(self) -> dict:
+        return {"kernel_file": self.kernel_file, "kernel": self.kernel, "workload": self.workload,
+                "backend": self.backend, "arch": self.arch, "ok": self.ok,
+                "stages": [s.to_json() for s in self.stages]}
+
+
+class GateUsageError(ValueError):
+    pass
+
+
+def pick_kernel(wl, path: str, unit, kernel: str | None) -> tuple[str, str | None]:
+    """(kernel name, name expression) for a file: --kernel, the spec's variant, or the only one."""
+    name_expr = None
+    for v in wl.kernels.values():
+        if os.path.abspath(os.path.join(wl.path, v["file"])) == os.path.abspath(path):
+            if kernel is None or kernel == v["kernel"]:
+                return v["kernel"], v.get("name_expression")
+    names = [k.name for k in unit.kernels()]
+    if kernel is not None:
+        if kernel not in names:
+            raise GateUsageError(f"{path}: no kernel {kernel!r} (kernels: {', '.join(names) or 'none'})")
+        return kernel, name_expr
+    if len(names) != 1:
+        raise GateUsageError(f"{path}: {len(names)} kernels ({', '.join(names)}); choose one with --kernel")
+    return names[0], name_expr
+
+
+def gate(kernel_file: str, workload: str, kernel: str | None = None, backend: str = "auto",
+         stages=STAGES, arch: str | None = None, sizes=None, seeds=None,
+         timeout_s: float = 300.0, name_expression: str | None = None) -> GateReport:
+    from kltrans.gate.backends import resolve_backend
+    from kltrans.gate.compile import compile_unit
+    from kltrans.gate.purity import check_purity
+    from kltrans.gate.worker import run_job
+    from kltrans.syntax.unit import load
+    from kltrans.workload.spec import load_workload
+
+    wl = load_workload(workload)
+    [unit] = load(kernel_file)
+    kname, ne = pick_kernel(wl, kernel_file, unit, kernel)
+    ne = name_expression or ne
+    be = resolve_backend(backend)
+    target = arch or "sm_90"
+    results = []
+    if "compile" in stages or "correct" in stages or "profile" in stages:
+        t0 = time.perf_counter()
+        impure = check_purity(unit)
+        if impure:
+            results.append(StageResult("compile", "fail", "; ".join(impure),
+                                       {"kind": "purity"}, time.perf_counter() - t0))
+            return GateReport(kernel_file, kname, wl.name, be, target, results)
+        r = compile_unit(unit, arch=target, name_expressions=[ne] if ne else [])
+        res = r.resource(ne or kname)
+        data = {"cached": r.cached, "compile_seconds": r.compile_seconds,
+                "resources": None if res is None else {
+                    "registers": res.registers, "spill_stores": res.spill_stores,
+                    "spill_loads": res.spill_loads, "smem_static": res.smem_static,
+                    "stack": res.stack}}
+        if not r.ok:
+            first = r.errors[0] if getattr(r, "errors", None) else None
+            reason = str(first).splitlines()[0] if first else r.log.strip().splitlines()[-1:]
+            results.append(StageResult("compile", "fail", str(reason),
+                                       {**data, "log": r.log[-4000:]}, r.seconds))
+            return GateReport(kernel_file, kname, wl.name, be, target, results)
+        results.append(StageResult("compile", "pass", "", data, r.seconds))
+    job_stages = [s for s in stages if s in ("correct", "profile")]
+    if not job_stages:
+        return GateReport(kernel_file, kname, wl.name, be, target, results)
+    if be == "cpu" and "profile" in job_stages:
+        job_stages.remove("profile")
+    if job_stages:
+        job = {"kind": "gate", "source": unit.source.decode("utf-8"), "path": kernel_file,
+               "kernel": kname, "name_expression": ne, "workload": wl.path, "backend": be,
+               "arch": arch, "stages": job_stages, "sizes": sizes, "seeds": seeds}
+        out = run_job(job, timeout_s)
+        results.extend(_stage_results(out, job_stages))
+    if be == "cpu" and "profile" in stages:
+        results.append(StageResult("profile", "skipped", "no GPU: the profile stage needs the "
+                                                         "cuda backend"))
+    return GateReport(kernel_file, kname, wl.name, be, target, results)
+
+
+def _stage_results(out: dict, stages) -> list[StageResult]:
+    secs = out.get("seconds", 0.0)
+    if out.get("verdict") in ("timeout", "crash", "error"):
+        reason = out.get("reason", "")
+        if out.get("verdict") == "crash" and out.get("stderr"):
+            reason += ": " + out["stderr"].strip().splitlines()[-1][:300]
+        st = StageResult(stages[0], "fail", f"{out['verdict']}: {reason}",
+                         {"kind": out.get("kind", out["verdict"])}, secs)
+        return [st] + [StageResult(s, "skipped", f"{stages[0]} failed") for s in stages[1:]]
+    res = []
+    if "correct" in stages:
+        c = out.get("correct") or {}
+        if c.get("ok"):
+            res.append(StageResult("correct", "pass", f"{c['checks']} checks", {"correct": c}, secs))
+        else:
+            f = c.get("failure") or {}
+            where = f" at {f.get('size')} seed {f.get('seed')} run {f.get('run')}" if f.get("size") else ""
+            res.append(StageResult("correct", "fail", f"{f.get('reason', '?')}{where}",
+                                   {"kind": f.get("kind"), "correct": c}, secs))
+            if "profile" in stages:
+                res.append(StageResult("profile", "skipped", "correct failed"))
+            return res
+    if "profile" in stages:
+        p = out.get("profile")
+        if p:
+            res.append(StageResult("profile", "pass", f"{p['ms']:.4f} ms", {"profile": p}))
+    return res
+
+
+def bench(file_a: str, file_b: str, workload: str, kernel_a: str | None = None,
+          kernel_b: str | None = None, timeout_s: float = 600.0, trials: int = 5,
+          reps: int = 50) -> dict:
+    from kltrans.gate.worker import run_job
+    from kltrans.syntax.unit import load
+    from kltrans.workload.spec import load_workload
+
+    wl = load_workload(workload)
+    sides = {}
+    for key, f, k in (("a", file_a, kernel_a), ("b", file_b, kernel_b)):
+        [u] = load(f)
+        name, ne = pick_kernel(wl, f, u, k)
+        sides[key] = {"source": u.source.decode("utf-8"), "path": f, "kernel": name,
+                      "name_expression": ne}
+    job = {"kind": "bench", "a": sides["a"], "b": sides["b"], "workload": wl.path,
+           "backend": "cuda", "trials": trials, "reps": reps}
+    return run_job(job, timeout_s)

@@ -1,0 +1,143 @@
+"""Gate work in a subprocess: one job in (JSON on stdin), one result out (JSON on stdout).
+
+A kernel that faults, hangs or breaks its CUDA context ends only this process; the
+parent (:func:`run_job`) turns a timeout or a crash into a verdict and goes on with the
+next candidate. Jobs are small and self-contained (source text, workload path, stage
+list, sizes, seeds) and results are plain data, so any executor can run them.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+import traceback
+
+
+def run_job(job: dict, timeout_s: float = 300.0, env: dict | None = None) -> dict:
+    """Run ``job`` in a fresh worker process; never raises for what the kernel does."""
+    t0 = time.perf_counter()
+    try:
+        p = subprocess.run([sys.executable, "-m", "kltrans.gate.worker"], input=json.dumps(job),
+                           capture_output=True, text=True, timeout=timeout_s,
+                           env={**os.environ, **(env or {})})
+    except subprocess.TimeoutExpired as e:
+        tail = (e.stderr or b"")[-2000:]
+        tail = tail.decode("utf-8", "replace") if isinstance(tail, bytes) else tail
+        return {"ok": False, "verdict": "timeout",
+                "reason": f"the worker did not finish within {timeout_s:g} s (hang?)",
+                "stderr": tail, "seconds": time.perf_counter() - t0}
+    lines = [ln for ln in p.stdout.splitlines() if ln.startswith("{")]
+    if p.returncode != 0 or not lines:
+        return {"ok": False, "verdict": "crash",
+                "reason": f"the worker exited with code {p.returncode}",
+                "stderr": p.stderr[-4000:], "seconds": time.perf_counter() - t0}
+    out = json.loads(lines[-1])
+    out.setdefault("seconds", time.perf_counter() - t0)
+    return out
+
+
+# ------------------------------------------------------------------ in the worker
+def _load_kernel(backend, job, wl):
+    """Compile (cuda) or build (cpu) the job's kernel; returns (handle, contract, info)."""
+    from kltrans.syntax import parse
+    from kltrans.syntax.contract import contracts
+
+    unit = parse(job["source"], job["path"])
+    kernel = job["kernel"]
+    cons = contracts(unit)
+    if kernel not in cons:
+        raise LookupError(f"{job['path']}: no launch contract for {kernel} (add a line "
+                          f"'// kltrans: launch {kernel} grid=... block=...')")
+    info = {}
+    if backend.name == "cuda":
+        from kltrans.gate.compile import compile_unit
+
+        ne = [job["name_expression"]] if job.get("name_expression") else []
+        r = compile_unit(unit, arch=job.get("arch") or backend.arch, name_expressions=ne)
+        if not r.ok:
+            raise RuntimeError("compile failed:\n" + r.log[-3000:])
+        symbol = r.symbol(job["name_expression"]) if ne else None
+        if symbol is None:
+            symbol = r.symbol(kernel) or kernel
+        handle = backend.load(r.cubin, symbol)
+        info["symbol"] = symbol
+    else:
+        handle = backend.load_unit(unit, kernel, job.get("name_expression"))
+    return handle, cons[kernel], info
+
+
+def _plain(o):
+    """numpy scalars and arrays in results become plain JSON values."""
+    if hasattr(o, "tolist"):
+        return o.tolist()
+    if hasattr(o, "item"):
+        return o.item()
+    raise TypeError(f"{type(o).__name__} is not JSON serializable")
+
+
+def main() -> int:
+    job = json.loads(sys.stdin.read())
+    out: dict = {"ok": False}
+    try:
+        out = _work(job)
+    except Exception as e:  # everything becomes data for the parent
+        from kltrans.gate.backends import BackendError
+
+        kind = e.kind if isinstance(e, BackendError) else type(e).__name__
+        out = {"ok": False, "verdict": "error", "kind": kind, "reason": str(e)[-3000:],
+               "traceback": traceback.format_exc()[-3000:]}
+    sys.stdout.write(json.dumps(out, default=_plain) + "\n")
+    sys.stdout.flush()
+    return 0
+
+
+def _work(job: dict) -> dict:
+    from kltrans.gate.backends import CpuBackend, CudaBackend
+    from kltrans.workload.spec import load_workload
+
+    wl = load_workload(job["workload"])
+    if job["backend"] == "cuda":
+        backend = CudaBackend(job.get("device", 0))
+    else:
+        backend = CpuBackend(seed=job.get("emulator_seed", 0), timeout_s=job.get("launch_timeout", 60))
+    out: dict = {"ok": True, "backend": backend.name, "device": backend.device_name}
+    if job["kind"] == "gate":
+        handle, contract, info = _load_kernel(backend, job, wl)
+        out.update(info)
+        if "correct" in job["stages"]:
+            from kltrans.gate.correct import run_checks
+
+            sizes = job.get("sizes") or None
+            res = run_checks(backend, handle, wl, contract, sizes, job.get("seeds"))
+            out["correct"] = res.to_json()
+            if not res.ok:
+                out["ok"] = False
+                return out
+        if "profile" in job["stages"] and backend.name == "cuda":
+            from kltrans.gate.profile import profile
+
+            sizes = job.get("bench_size") or wl.bench_size
+            launch = contract.evaluate(wl.env(dict(sizes)))
+            t = profile(backend, handle, wl, launch, sizes, reps=job.get("reps", 50),
+                        trials=job.get("trials", 3))
+            out["profile"] = {"size": sizes, **t.to_json()}
+        return out
+    if job["kind"] == "bench":
+        from kltrans.gate.profile import paired
+
+        ha, ca, _ = _load_kernel(backend, job["a"], wl)
+        hb, cb, _ = _load_kernel(backend, job["b"], wl)
+        sizes = job.get("bench_size") or wl.bench_size
+        env = wl.env(dict(sizes))
+        out["paired"] = paired(backend, ha, ca.evaluate(env), hb, cb.evaluate(env), wl, sizes,
+                               reps=job.get("reps", 50), trials=job.get("trials", 5))
+        out["size"] = sizes
+        return out
+    raise ValueError(f"unknown job kind {job['kind']!r}")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

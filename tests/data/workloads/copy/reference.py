@@ -1,0 +1,2 @@
+def reference(sizes, x, n):
+    return {"y": x.copy()}

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# The GPU recipe (the device machine has no network).
+#
+#   here:   bash tools/gpu-run.sh fetch     # download the wheels the GPU box lacks into .whl/
+#   there:  bash tools/gpu-run.sh setup     # install them into /tmp/site (first thing in a run)
+#
+# A device run then looks like (carry: [".whl"]):
+#   bash tools/gpu-run.sh setup && export PYTHONPATH=/tmp/site:$PWD && python3 bench/gate_gpu.py --out $OUT
+#
+# The GPU image has python3 3.12 with cuda-bindings, cuda-core, nvidia-cuda-nvrtc, numpy,
+# pyyaml, jinja2, rich and pytest; kltrans adds tree-sitter, tree-sitter-cuda and libcst.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+case "${1:-}" in
+  fetch)
+    grep -qx '/.whl/' .git/info/exclude 2>/dev/null || echo '/.whl/' >> .git/info/exclude
+    mkdir -p .whl
+    for spec in tree-sitter==0.26.1 tree-sitter-cuda==0.21.2 libcst==1.9.0; do
+      python3 -m pip download -q --no-deps --only-binary=:all: --python-version 3.12 \
+        --implementation cp --platform manylinux_2_28_x86_64 --platform manylinux_2_27_x86_64 \
+        --platform manylinux_2_17_x86_64 --platform manylinux2014_x86_64 -d .whl "$spec"
+    done
+    ls -la .whl ;;
+  setup)
+    python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade \
+      --target /tmp/site .whl/*.whl
+    echo "installed into /tmp/site: $(ls /tmp/site | tr '\n' ' ')" ;;
+  *)
+    echo "usage: tools/gpu-run.sh fetch|setup" >&2; exit 2 ;;
+esac
