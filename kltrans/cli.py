@@ -559,6 +559,26 @@ def cmd_bench(args) -> int:
     return EXIT_OK
 
 
+def cmd_bench_corpus(args) -> int:
+    from kltrans.gate.backends import resolve_backend
+    from kltrans.gate.corpus_bench import render, run, workload_dirs
+
+    if not os.path.isdir(args.corpus):
+        raise UsageError(f"{args.corpus}: not a directory")
+    if not workload_dirs(args.corpus, args.heldout):
+        raise UsageError(f"{args.corpus}: no workload folders (with workload.yaml)")
+    be = resolve_backend(args.backend)
+    if be == "cpu":
+        print("kltrans: no GPU: checking correctness only (times need the cuda backend)",
+              file=sys.stderr)
+    rows = run(args.corpus, args.out, args.heldout, be, args.only)
+    print(render(rows))
+    if args.json:
+        print(json.dumps(rows, indent=2))
+    ok = all(v.get("ok") for r in rows for v in r["variants"].values())
+    return EXIT_OK if ok else EXIT_CHECK_FAILED
+
+
 # ---------------------------------------------------------------------------- main
 def build_parser() -> argparse.ArgumentParser:
     p = _Parser(
@@ -658,6 +678,18 @@ def build_parser() -> argparse.ArgumentParser:
     sb.add_argument("--trials", type=int, default=5)
     sb.add_argument("--json", action="store_true")
     sb.set_defaults(func=cmd_bench)
+
+    sc = sub.add_parser("bench-corpus", help="naive, expert and vendor times for the corpus",
+                        description="Gate every kernel variant of every workload (correct at "
+                                    "every test size and seed) and time it at the bench size "
+                                    "next to the vendor reference (GPU).")
+    sc.add_argument("corpus", nargs="?", default="corpus", metavar="DIR")
+    sc.add_argument("--heldout", action="store_true", help="include corpus/heldout/*")
+    sc.add_argument("--only", nargs="*", metavar="NAME", help="only these workload folders")
+    sc.add_argument("--backend", default="auto", choices=("cuda", "cpu", "auto"))
+    sc.add_argument("--out", metavar="DIR", help="write bench_corpus.txt and .json here")
+    sc.add_argument("--json", action="store_true")
+    sc.set_defaults(func=cmd_bench_corpus)
     return p
 
 

@@ -72,6 +72,7 @@ class Setup:
         self.backend = backend
         self.bufs = {}
         self.args = []
+        self.scratch = []
         rng = np.random.default_rng([seed, 99])
         for a in wl.arguments:
             if a.role == "scalar":
@@ -85,6 +86,8 @@ class Setup:
                 backend.upload(buf, generate(wl, a, shape, rng), GUARD)
             else:
                 backend.memset(buf, 0)
+            if a.role == "scratch" or a.init == "zero":
+                self.scratch.append(buf)  # zeroed before every launch (flags, accumulators)
             self.bufs[a.name] = buf
             self.args.append(("ptr", backend.ptr(buf, GUARD)))
         self.flush = backend.alloc(max(4 * backend.l2_bytes, 256 << 20))
@@ -99,6 +102,8 @@ def time_trial(backend, fn, setup: Setup, launch, reps: int) -> float:
     start, end = backend.event(), backend.event()
     times = []
     for _ in range(reps):
+        for b in setup.scratch:
+            backend.memset(b, 0)
         backend.memset(setup.flush, 0)  # cold L2
         backend.record(start)
         backend.launch(fn, grid, block, smem, setup.args)
@@ -130,6 +135,8 @@ def profile(backend, fn, wl, launch, sizes: dict, reps: int = 50, trials: int = 
     setup = Setup(backend, wl, sizes)
     try:
         for _ in range(warmup):
+            for b in setup.scratch:
+                backend.memset(b, 0)
             backend.launch(fn, *launch, setup.args)
         backend.synchronize()
         meds = [time_trial(backend, fn, setup, launch, reps) for _ in range(trials)]
@@ -144,8 +151,10 @@ def paired(backend, fn_a, launch_a, fn_b, launch_b, wl, sizes: dict, reps: int =
     setup = Setup(backend, wl, sizes)
     try:
         for _ in range(warmup):
-            backend.launch(fn_a, *launch_a, setup.args)
-            backend.launch(fn_b, *launch_b, setup.args)
+            for fn, launch in ((fn_a, launch_a), (fn_b, launch_b)):
+                for b in setup.scratch:
+                    backend.memset(b, 0)
+                backend.launch(fn, *launch, setup.args)
         backend.synchronize()
         ta, tb = [], []
         for t in range(trials):

@@ -99,6 +99,12 @@ def _work(job: dict) -> dict:
     from kltrans.workload.spec import load_workload
 
     wl = load_workload(job["workload"])
+    if job["kind"] == "vendor":
+        from kltrans.gate.vendor import time_vendor
+
+        if not wl.vendor:
+            return {"ok": False, "verdict": "error", "reason": f"{wl.name} has no vendor expression"}
+        return {"ok": True, "vendor": time_vendor(wl, dict(job.get("bench_size") or wl.bench_size))}
     if job["backend"] == "cuda":
         backend = CudaBackend(job.get("device", 0))
     else:
@@ -135,6 +141,14 @@ def _work(job: dict) -> dict:
         out["paired"] = paired(backend, ha, ca.evaluate(env), hb, cb.evaluate(env), wl, sizes,
                                reps=job.get("reps", 50), trials=job.get("trials", 5))
         out["size"] = sizes
+        return out
+    if job["kind"] == "vendor":
+        from kltrans.gate.vendor import time_vendor
+
+        if not wl.vendor:
+            return {"ok": False, "verdict": "error", "reason": f"{wl.name} has no vendor expression"}
+        sizes = job.get("bench_size") or wl.bench_size
+        out["vendor"] = time_vendor(wl, dict(sizes))
         return out
     raise ValueError(f"unknown job kind {job['kind']!r}")
 

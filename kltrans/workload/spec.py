@@ -25,7 +25,9 @@ A workload is a folder with ``workload.yaml``, ``reference.py`` and kernel varia
 
 Roles: ``in`` (random, must come back bit-identical), ``out`` (poisoned before the run
 unless ``init: zero``, every element checked), ``inout`` (random in, checked out),
-``scalar`` (a value or an expression of the sizes). The launch comes from the kernel
+``scratch`` (workspace the kernel may use, e.g. tile flags of a single-pass scan: zeroed
+before every launch, guard zones checked, contents not compared), ``scalar`` (a value or
+an expression of the sizes). The launch comes from the kernel
 file's contract (``// kltrans: launch ...``, see :mod:`kltrans.syntax.contract`),
 evaluated with the sizes and scalar values. Validation errors point at the field
 (``workload.yaml: arguments[2].dtype: ...``).
@@ -46,7 +48,7 @@ DTYPES = {
     "int16": ("short", 2), "uint16": ("unsigned short", 2), "int32": ("int", 4),
     "uint32": ("unsigned int", 4), "int64": ("long long", 8), "uint64": ("unsigned long long", 8),
 }
-ROLES = ("in", "out", "inout", "scalar")
+ROLES = ("in", "out", "inout", "scratch", "scalar")
 DISTS = ("uniform", "normal", "randint", "positive", "bytes")
 
 
@@ -101,6 +103,7 @@ class Workload:
     seeds: tuple
     kernels: dict  # variant -> {"file", "kernel", "name_expression"}
     vendor: str | None = None  # a torch expression timing the vendor reference
+    bar: dict = field(default_factory=dict)  # {roofline: 0.85} or {vendor_fraction: 0.7}
     _reference: Any = field(default=None, repr=False)
 
     # ------------------------------------------------------------------ helpers
@@ -196,7 +199,7 @@ def load_workload(path: str) -> Workload:
 
     known = {"schema", "name", "description", "sizes", "arguments", "test_sizes", "bench_size",
              "divisible", "inputs", "tolerance", "roofline", "reference", "seeds", "kernels",
-             "vendor"}
+             "vendor", "bar"}
     for k in data:
         if k not in known:
             raise _err(P, k, f"unknown field (known: {', '.join(sorted(known))})")
@@ -240,8 +243,10 @@ def load_workload(path: str) -> Workload:
         init = a.get("init", "poison")
         if init not in ("poison", "zero"):
             raise _err(P, f"{w}.init", "must be poison or zero")
-        if init == "zero" and role != "out":
-            raise _err(P, f"{w}.init", "only outputs can start at zero")
+        if init == "zero" and role not in ("out", "scratch"):
+            raise _err(P, f"{w}.init", "only outputs and scratch can start at zero")
+        if role == "scratch":
+            init = "zero"
         args.append(Argument(nm, role, dt, tuple(str(x) for x in shape), a.get("value"), init))
     if not any(a.role in ("out", "inout") for a in args):
         raise _err(P, "arguments", "no output (role out or inout)")
@@ -318,7 +323,7 @@ def load_workload(path: str) -> Workload:
 
     wl = Workload(folder, name, data.get("description", ""), tuple(sizes), tuple(args),
                   tuple(tests), bench, divisible, inputs, tol, roof, ref, tuple(seeds), kernels,
-                  data.get("vendor"))
+                  data.get("vendor"), _bar(P, data.get("bar")))
     for a in args:
         try:
             if a.is_buffer:
@@ -334,3 +339,12 @@ def load_workload(path: str) -> Workload:
             except ContractError as e:
                 raise _err(P, f"roofline.{k}", str(e)) from None
     return wl
+
+
+def _bar(path: str, bar) -> dict:
+    if bar is None:
+        return {}
+    if not isinstance(bar, dict) or set(bar) - {"roofline", "vendor_fraction"} or not all(
+            isinstance(v, (int, float)) and 0 < v <= 1 for v in bar.values()):
+        raise _err(path, "bar", "may hold roofline and vendor_fraction, numbers in (0, 1]")
+    return dict(bar)
