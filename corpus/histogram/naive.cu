@@ -1,3 +1,4 @@
+// kltrans: launch histogram_naive grid=ceil_div(n, 256) block=256
 // histogram naive: bins[v] += 1 for every byte v of data[0..n), 256 uint32 bins.
 // The caller zeroes bins before the launch; one global atomicAdd per element.
 // launch: grid = ceil(n/256), block = 256

@@ -1,3 +1,4 @@
+// kltrans: launch layernorm_naive grid=ceil_div(rows, 256) block=256
 // layernorm naive: per-row layer normalisation of a rows x cols bf16 matrix
 // (row-major) with bf16 weight/bias and float32 statistics:
 //   mean[r] = sum_c x[r, c] / cols

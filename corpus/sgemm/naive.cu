@@ -1,3 +1,4 @@
+// kltrans: launch sgemm_naive grid=(ceil_div(N, 16), ceil_div(M, 16)) block=(16, 16)
 // sgemm naive: C = alpha * A * B + beta * C, float32, row-major,
 // A is M x K, B is K x N, C is M x N. One thread per element of C.
 // launch: grid = (ceil(N/16), ceil(M/16)), block = (16, 16)

@@ -1,3 +1,4 @@
+// kltrans: launch softmax_naive grid=ceil_div(rows, 256) block=256
 // softmax naive: row-wise softmax of a rows x cols float32 matrix (row-major),
 // y[r, c] = exp(x[r, c] - max_r) / sum_c exp(x[r, c] - max_r).
 // One thread per row, three scalar passes over the row (max, sum of exp, normalise).

@@ -1,3 +1,4 @@
+// kltrans: launch transpose_naive grid=(ceil_div(rows, 16), ceil_div(cols, 16)) block=(16, 16)
 // transpose naive: out = in^T for a rows x cols float32 matrix (row-major);
 // out is cols x rows. One thread per output element, 2D grid:
 // x indexes the output column (= input row), y the output row (= input column).

@@ -124,8 +124,9 @@ def compare(name: str, dtype: str, tol, out: np.ndarray, ref: np.ndarray,
         still = np.all(raw == poison_bytes[:item], axis=1)
         if np.any(still):
             refr = ref.reshape(-1)
-            really = still & ~(np.isnan(refr) if ref.dtype.kind == "f" else False)
-            if dtype not in FLOATS:
+            if dtype in FLOATS:
+                really = still & ~np.isnan(refr.astype(np.float64))
+            else:
                 really = still & (out.reshape(-1) != refr.astype(out.dtype))
             if np.any(really):
                 idx = int(np.argmax(really))

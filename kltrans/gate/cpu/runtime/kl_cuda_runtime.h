@@ -159,6 +159,7 @@ struct alignas(64) Fiber {
     int wait_group;
     int wait_kind;
     const char* wait_what;
+    const char* wait_file;
     void* uctx;  // ucontext fallback only
 };
 
@@ -222,19 +223,25 @@ struct LaunchResult {
 
 // runtime entry points (libklrt.so)
 extern "C" {
-int kl_rt_block_sync(kl::detail::Fiber* f, int line, int kind, int pred, const char* what);
-void kl_rt_warp(kl::detail::Fiber* f, int kind, unsigned mask, int line,
+int kl_rt_block_sync(kl::detail::Fiber* f, int line, const char* file, int kind, int pred,
+                     const char* what);
+void kl_rt_warp(kl::detail::Fiber* f, int kind, unsigned mask, int line, const char* file,
                 kl::detail::CollectiveFn fn, const char* what);
-unsigned kl_rt_activemask(kl::detail::Fiber* f, int line);
+unsigned kl_rt_activemask(kl::detail::Fiber* f, int line, const char* file);
 void kl_rt_yield(kl::detail::Fiber* f);
 void* kl_rt_shared_static(kl::detail::Fiber* f, const void* key, size_t size, size_t align);
 void* kl_rt_dyn_shared(kl::detail::Fiber* f, size_t* size);
-__attribute__((noreturn)) void kl_rt_trap(kl::detail::Fiber* f, int code, int line,
+__attribute__((noreturn)) void kl_rt_trap(kl::detail::Fiber* f, int code, int line, const char* file,
                                           const char* msg);
 int kl_rt_run_grid(const kl::detail::LaunchCfg* cfg, void (*thread_main)(void*), void** args,
                    kl::detail::LaunchResult* result);
 double kl_rt_switch_benchmark(long iterations);
 }
+
+// source location of a barrier / collective call: GCC evaluates these default arguments
+// at the call site, so they name the CUDA line (through #line) of the kernel's call
+#define KL_SRC int kl_line = __builtin_LINE(), const char* kl_file = __builtin_FILE()
+#define KL_FWD kl_line, kl_file
 
 #define threadIdx (::kl::detail::cur()->tid)
 #define blockIdx (::kl::detail::cur()->bid)
@@ -253,8 +260,8 @@ static inline void* dyn_shared() {
     size_t n;
     return kl_rt_dyn_shared(cur(), &n);
 }
-__attribute__((noreturn)) static inline void unsupported(const char* what, int line) {
-    kl_rt_trap(cur(), KL_UNSUPPORTED, line, what);
+__attribute__((noreturn)) static inline void unsupported(const char* what, int line, const char* file) {
+    kl_rt_trap(cur(), KL_UNSUPPORTED, line, file, what);
 }
 
 template <class T>
@@ -356,53 +363,53 @@ static void match_complete(Fiber* const* lanes, unsigned mask) {
 }  // namespace kl
 
 // ------------------------------------------------------------------------- barriers
-static inline void __syncthreads(int kl_line = __builtin_LINE()) {
-    kl_rt_block_sync(::kl::detail::cur(), kl_line, ::kl::detail::BAR_SYNC, 0, "__syncthreads");
+static inline void __syncthreads(KL_SRC) {
+    kl_rt_block_sync(::kl::detail::cur(), KL_FWD, ::kl::detail::BAR_SYNC, 0, "__syncthreads");
 }
-static inline int __syncthreads_count(int pred, int kl_line = __builtin_LINE()) {
-    return kl_rt_block_sync(::kl::detail::cur(), kl_line, ::kl::detail::BAR_COUNT, pred != 0,
+static inline int __syncthreads_count(int pred, KL_SRC) {
+    return kl_rt_block_sync(::kl::detail::cur(), KL_FWD, ::kl::detail::BAR_COUNT, pred != 0,
                             "__syncthreads_count");
 }
-static inline int __syncthreads_and(int pred, int kl_line = __builtin_LINE()) {
-    return kl_rt_block_sync(::kl::detail::cur(), kl_line, ::kl::detail::BAR_AND, pred != 0,
+static inline int __syncthreads_and(int pred, KL_SRC) {
+    return kl_rt_block_sync(::kl::detail::cur(), KL_FWD, ::kl::detail::BAR_AND, pred != 0,
                             "__syncthreads_and");
 }
-static inline int __syncthreads_or(int pred, int kl_line = __builtin_LINE()) {
-    return kl_rt_block_sync(::kl::detail::cur(), kl_line, ::kl::detail::BAR_OR, pred != 0,
+static inline int __syncthreads_or(int pred, KL_SRC) {
+    return kl_rt_block_sync(::kl::detail::cur(), KL_FWD, ::kl::detail::BAR_OR, pred != 0,
                             "__syncthreads_or");
 }
-static inline void __syncwarp(unsigned mask = 0xffffffffu, int kl_line = __builtin_LINE()) {
-    kl_rt_warp(::kl::detail::cur(), ::kl::detail::W_SYNCWARP, mask, kl_line, nullptr,
+static inline void __syncwarp(unsigned mask = 0xffffffffu, KL_SRC) {
+    kl_rt_warp(::kl::detail::cur(), ::kl::detail::W_SYNCWARP, mask, KL_FWD, nullptr,
                "__syncwarp");
 }
-static inline unsigned __activemask(int kl_line = __builtin_LINE()) {
-    return kl_rt_activemask(::kl::detail::cur(), kl_line);
+static inline unsigned __activemask(KL_SRC) {
+    return kl_rt_activemask(::kl::detail::cur(), KL_FWD);
 }
 
 namespace kl {
 namespace detail {
 template <int KIND, class T>
-static inline T shfl(unsigned mask, T var, long long arg, int width, int line, const char* what) {
+static inline T shfl(unsigned mask, T var, long long arg, int width, int line, const char* file, const char* what) {
     static_assert(std::is_trivially_copyable<T>::value, "shuffle of a non-trivially-copyable type");
     Fiber* f = cur();
     put_in(f, var);
     f->a0 = arg;
     f->a1 = width;
-    kl_rt_warp(f, KIND, mask, line, &shfl_complete<KIND, sizeof(T)>, what);
+    kl_rt_warp(f, KIND, mask, line, file, &shfl_complete<KIND, sizeof(T)>, what);
     return get_out<T>(f);
 }
 template <int KIND>
-static inline unsigned vote(unsigned mask, int pred, int line, const char* what) {
+static inline unsigned vote(unsigned mask, int pred, int line, const char* file, const char* what) {
     Fiber* f = cur();
     f->a0 = pred != 0;
-    kl_rt_warp(f, KIND, mask, line, &vote_complete<KIND>, what);
+    kl_rt_warp(f, KIND, mask, line, file, &vote_complete<KIND>, what);
     return get_out<unsigned>(f);
 }
 template <class T, int OP>
-static inline T wreduce(unsigned mask, T v, int line, const char* what) {
+static inline T wreduce(unsigned mask, T v, int line, const char* file, const char* what) {
     Fiber* f = cur();
     put_in(f, v);
-    kl_rt_warp(f, W_REDUCE, mask, line, &reduce_complete<T, OP>, what);
+    kl_rt_warp(f, W_REDUCE, mask, line, file, &reduce_complete<T, OP>, what);
     return get_out<T>(f);
 }
 }  // namespace detail
@@ -410,74 +417,74 @@ static inline T wreduce(unsigned mask, T v, int line, const char* what) {
 
 template <class T>
 static inline T __shfl_sync(unsigned mask, T var, int srcLane, int width = 32,
-                            int kl_line = __builtin_LINE()) {
-    return ::kl::detail::shfl<::kl::detail::W_SHFL>(mask, var, srcLane, width, kl_line,
+                            KL_SRC) {
+    return ::kl::detail::shfl<::kl::detail::W_SHFL>(mask, var, srcLane, width, KL_FWD,
                                                     "__shfl_sync");
 }
 template <class T>
 static inline T __shfl_up_sync(unsigned mask, T var, unsigned delta, int width = 32,
-                               int kl_line = __builtin_LINE()) {
-    return ::kl::detail::shfl<::kl::detail::W_SHFL_UP>(mask, var, delta, width, kl_line,
+                               KL_SRC) {
+    return ::kl::detail::shfl<::kl::detail::W_SHFL_UP>(mask, var, delta, width, KL_FWD,
                                                        "__shfl_up_sync");
 }
 template <class T>
 static inline T __shfl_down_sync(unsigned mask, T var, unsigned delta, int width = 32,
-                                 int kl_line = __builtin_LINE()) {
-    return ::kl::detail::shfl<::kl::detail::W_SHFL_DOWN>(mask, var, delta, width, kl_line,
+                                 KL_SRC) {
+    return ::kl::detail::shfl<::kl::detail::W_SHFL_DOWN>(mask, var, delta, width, KL_FWD,
                                                          "__shfl_down_sync");
 }
 template <class T>
 static inline T __shfl_xor_sync(unsigned mask, T var, int laneMask, int width = 32,
-                                int kl_line = __builtin_LINE()) {
-    return ::kl::detail::shfl<::kl::detail::W_SHFL_XOR>(mask, var, laneMask, width, kl_line,
+                                KL_SRC) {
+    return ::kl::detail::shfl<::kl::detail::W_SHFL_XOR>(mask, var, laneMask, width, KL_FWD,
                                                         "__shfl_xor_sync");
 }
 // legacy (pre-CUDA 9) forms: the whole warp
 template <class T>
-static inline T __shfl(T var, int srcLane, int width = 32, int kl_line = __builtin_LINE()) {
-    return __shfl_sync(0xffffffffu, var, srcLane, width, kl_line);
+static inline T __shfl(T var, int srcLane, int width = 32, KL_SRC) {
+    return __shfl_sync(0xffffffffu, var, srcLane, width, KL_FWD);
 }
 template <class T>
-static inline T __shfl_up(T var, unsigned d, int width = 32, int kl_line = __builtin_LINE()) {
-    return __shfl_up_sync(0xffffffffu, var, d, width, kl_line);
+static inline T __shfl_up(T var, unsigned d, int width = 32, KL_SRC) {
+    return __shfl_up_sync(0xffffffffu, var, d, width, KL_FWD);
 }
 template <class T>
-static inline T __shfl_down(T var, unsigned d, int width = 32, int kl_line = __builtin_LINE()) {
-    return __shfl_down_sync(0xffffffffu, var, d, width, kl_line);
+static inline T __shfl_down(T var, unsigned d, int width = 32, KL_SRC) {
+    return __shfl_down_sync(0xffffffffu, var, d, width, KL_FWD);
 }
 template <class T>
-static inline T __shfl_xor(T var, int m, int width = 32, int kl_line = __builtin_LINE()) {
-    return __shfl_xor_sync(0xffffffffu, var, m, width, kl_line);
+static inline T __shfl_xor(T var, int m, int width = 32, KL_SRC) {
+    return __shfl_xor_sync(0xffffffffu, var, m, width, KL_FWD);
 }
 
-static inline unsigned __ballot_sync(unsigned mask, int pred, int kl_line = __builtin_LINE()) {
-    return ::kl::detail::vote<::kl::detail::W_BALLOT>(mask, pred, kl_line, "__ballot_sync");
+static inline unsigned __ballot_sync(unsigned mask, int pred, KL_SRC) {
+    return ::kl::detail::vote<::kl::detail::W_BALLOT>(mask, pred, KL_FWD, "__ballot_sync");
 }
-static inline int __any_sync(unsigned mask, int pred, int kl_line = __builtin_LINE()) {
-    return (int)::kl::detail::vote<::kl::detail::W_ANY>(mask, pred, kl_line, "__any_sync");
+static inline int __any_sync(unsigned mask, int pred, KL_SRC) {
+    return (int)::kl::detail::vote<::kl::detail::W_ANY>(mask, pred, KL_FWD, "__any_sync");
 }
-static inline int __all_sync(unsigned mask, int pred, int kl_line = __builtin_LINE()) {
-    return (int)::kl::detail::vote<::kl::detail::W_ALL>(mask, pred, kl_line, "__all_sync");
+static inline int __all_sync(unsigned mask, int pred, KL_SRC) {
+    return (int)::kl::detail::vote<::kl::detail::W_ALL>(mask, pred, KL_FWD, "__all_sync");
 }
-static inline int __uni_sync(unsigned mask, int pred, int kl_line = __builtin_LINE()) {
-    return (int)::kl::detail::vote<::kl::detail::W_ALL>(mask, pred, kl_line, "__uni_sync");
+static inline int __uni_sync(unsigned mask, int pred, KL_SRC) {
+    return (int)::kl::detail::vote<::kl::detail::W_ALL>(mask, pred, KL_FWD, "__uni_sync");
 }
-static inline unsigned __ballot(int pred, int kl_line = __builtin_LINE()) {
-    return __ballot_sync(0xffffffffu, pred, kl_line);
+static inline unsigned __ballot(int pred, KL_SRC) {
+    return __ballot_sync(0xffffffffu, pred, KL_FWD);
 }
-static inline int __any(int pred, int kl_line = __builtin_LINE()) {
-    return __any_sync(0xffffffffu, pred, kl_line);
+static inline int __any(int pred, KL_SRC) {
+    return __any_sync(0xffffffffu, pred, KL_FWD);
 }
-static inline int __all(int pred, int kl_line = __builtin_LINE()) {
-    return __all_sync(0xffffffffu, pred, kl_line);
+static inline int __all(int pred, KL_SRC) {
+    return __all_sync(0xffffffffu, pred, KL_FWD);
 }
 
 #define KL_WREDUCE(NAME, OP)                                                                \
-    static inline int NAME(unsigned mask, int v, int kl_line = __builtin_LINE()) {          \
-        return ::kl::detail::wreduce<int, OP>(mask, v, kl_line, #NAME);                     \
+    static inline int NAME(unsigned mask, int v, KL_SRC) {          \
+        return ::kl::detail::wreduce<int, OP>(mask, v, KL_FWD, #NAME);                     \
     }                                                                                       \
-    static inline unsigned NAME(unsigned mask, unsigned v, int kl_line = __builtin_LINE()) { \
-        return ::kl::detail::wreduce<unsigned, OP>(mask, v, kl_line, #NAME);                \
+    static inline unsigned NAME(unsigned mask, unsigned v, KL_SRC) { \
+        return ::kl::detail::wreduce<unsigned, OP>(mask, v, KL_FWD, #NAME);                \
     }
 KL_WREDUCE(__reduce_add_sync, 0)
 KL_WREDUCE(__reduce_min_sync, 1)
@@ -488,19 +495,19 @@ KL_WREDUCE(__reduce_xor_sync, 5)
 #undef KL_WREDUCE
 
 template <class T>
-static inline unsigned __match_any_sync(unsigned mask, T value, int kl_line = __builtin_LINE()) {
+static inline unsigned __match_any_sync(unsigned mask, T value, KL_SRC) {
     ::kl::detail::Fiber* f = ::kl::detail::cur();
     ::kl::detail::put_in(f, value);
-    kl_rt_warp(f, ::kl::detail::W_MATCH_ANY, mask, kl_line,
+    kl_rt_warp(f, ::kl::detail::W_MATCH_ANY, mask, KL_FWD,
                &::kl::detail::match_complete<sizeof(T), false>, "__match_any_sync");
     return ::kl::detail::get_out<unsigned>(f);
 }
 template <class T>
 static inline unsigned __match_all_sync(unsigned mask, T value, int* pred,
-                                        int kl_line = __builtin_LINE()) {
+                                        KL_SRC) {
     ::kl::detail::Fiber* f = ::kl::detail::cur();
     ::kl::detail::put_in(f, value);
-    kl_rt_warp(f, ::kl::detail::W_MATCH_ALL, mask, kl_line,
+    kl_rt_warp(f, ::kl::detail::W_MATCH_ALL, mask, KL_FWD,
                &::kl::detail::match_complete<sizeof(T), true>, "__match_all_sync");
     unsigned r = ::kl::detail::get_out<unsigned>(f);
     int p;
@@ -526,11 +533,11 @@ static inline long long clock64() {
     return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 static inline unsigned long long __globaltimer() { return (unsigned long long)clock64(); }
-__attribute__((noreturn)) static inline void __trap(int kl_line = __builtin_LINE()) {
-    kl_rt_trap(::kl::detail::cur(), ::kl::detail::KL_CRASH, kl_line, "__trap() called");
+__attribute__((noreturn)) static inline void __trap(KL_SRC) {
+    kl_rt_trap(::kl::detail::cur(), ::kl::detail::KL_CRASH, KL_FWD, "__trap() called");
 }
-__attribute__((noreturn)) static inline void __brkpt(int kl_line = __builtin_LINE()) {
-    kl_rt_trap(::kl::detail::cur(), ::kl::detail::KL_CRASH, kl_line, "__brkpt() called");
+__attribute__((noreturn)) static inline void __brkpt(KL_SRC) {
+    kl_rt_trap(::kl::detail::cur(), ::kl::detail::KL_CRASH, KL_FWD, "__brkpt() called");
 }
 static inline void __prof_trigger(int) {}
 static inline unsigned __smid() { return 0; }
@@ -540,15 +547,15 @@ static inline bool __isGlobal(const void*) { return true; }
 
 namespace kl {
 namespace detail {
-__attribute__((noreturn)) static inline void assert_fail(const char* expr, int line) {
+__attribute__((noreturn)) static inline void assert_fail(const char* expr, int line, const char* file) {
     char buf[512];
     snprintf(buf, sizeof buf, "assertion failed: %s", expr);
-    kl_rt_trap(cur(), KL_CRASH, line, buf);
+    kl_rt_trap(cur(), KL_CRASH, line, file, buf);
 }
 }  // namespace detail
 }  // namespace kl
 #undef assert
-#define assert(e) ((e) ? (void)0 : ::kl::detail::assert_fail(#e, __LINE__))
+#define assert(e) ((e) ? (void)0 : ::kl::detail::assert_fail(#e, __LINE__, __FILE__))
 
 // ------------------------------------------------------------------ memory loads
 template <class T> static inline T __ldg(const T* p) { return *p; }
@@ -1397,9 +1404,9 @@ class thread_group {
     unsigned mask_;  // lanes within the warp (tiles); 0 for a whole block
     unsigned size_;
     unsigned rank_;
-    void sync(int kl_line = __builtin_LINE()) const {
-        if (mask_ == 0) __syncthreads(kl_line);
-        else __syncwarp(mask_, kl_line);
+    void sync(KL_SRC) const {
+        if (mask_ == 0) __syncthreads(KL_FWD);
+        else __syncwarp(mask_, KL_FWD);
     }
     unsigned long long size() const { return size_; }
     unsigned long long num_threads() const { return size_; }
@@ -1408,10 +1415,10 @@ class thread_group {
 
 class thread_block {
   public:
-    static void sync(int kl_line = __builtin_LINE()) {
-        kl_rt_block_sync(::kl::detail::cur(), kl_line, ::kl::detail::BAR_SYNC, 0, "thread_block::sync");
+    static void sync(KL_SRC) {
+        kl_rt_block_sync(::kl::detail::cur(), KL_FWD, ::kl::detail::BAR_SYNC, 0, "thread_block::sync");
     }
-    static void barrier_wait(int kl_line = __builtin_LINE()) { sync(kl_line); }
+    static void barrier_wait(KL_SRC) { sync(KL_FWD); }
     static unsigned thread_rank() { return ::kl::detail::cur()->linear; }
     static unsigned size() { return ::kl::detail::cur()->nthreads; }
     static unsigned num_threads() { return ::kl::detail::cur()->nthreads; }
@@ -1425,8 +1432,8 @@ static inline thread_block this_thread_block() { return thread_block(); }
 
 class grid_group {
   public:
-    static void sync(int kl_line = __builtin_LINE()) {
-        kl_rt_trap(::kl::detail::cur(), ::kl::detail::KL_UNSUPPORTED, kl_line,
+    static void sync(KL_SRC) {
+        kl_rt_trap(::kl::detail::cur(), ::kl::detail::KL_UNSUPPORTED, KL_FWD,
                    "grid_group::sync (a cooperative launch) is not emulated");
     }
     static unsigned long long thread_rank() {
@@ -1464,41 +1471,41 @@ class thread_block_tile {
         unsigned base = N == 32 ? 0xffffffffu : ((1u << N) - 1u);
         return N == 32 ? base : base << (lane & ~(N - 1u));
     }
-    static void sync(int kl_line = __builtin_LINE()) { __syncwarp(tile_mask(), kl_line); }
+    static void sync(KL_SRC) { __syncwarp(tile_mask(), KL_FWD); }
     static unsigned thread_rank() { return ::kl::detail::cur()->linear % N; }
     static unsigned size() { return N; }
     static unsigned num_threads() { return N; }
     static unsigned meta_group_rank() { return ::kl::detail::cur()->linear / N; }
     static unsigned meta_group_size() { return (::kl::detail::cur()->nthreads + N - 1) / N; }
     template <class T>
-    static T shfl(T v, int src, int kl_line = __builtin_LINE()) {
-        return ::kl::detail::shfl<::kl::detail::W_SHFL>(tile_mask(), v, src, N, kl_line, "tile.shfl");
+    static T shfl(T v, int src, KL_SRC) {
+        return ::kl::detail::shfl<::kl::detail::W_SHFL>(tile_mask(), v, src, N, KL_FWD, "tile.shfl");
     }
     template <class T>
-    static T shfl_down(T v, unsigned d, int kl_line = __builtin_LINE()) {
-        return ::kl::detail::shfl<::kl::detail::W_SHFL_DOWN>(tile_mask(), v, d, N, kl_line, "tile.shfl_down");
+    static T shfl_down(T v, unsigned d, KL_SRC) {
+        return ::kl::detail::shfl<::kl::detail::W_SHFL_DOWN>(tile_mask(), v, d, N, KL_FWD, "tile.shfl_down");
     }
     template <class T>
-    static T shfl_up(T v, unsigned d, int kl_line = __builtin_LINE()) {
-        return ::kl::detail::shfl<::kl::detail::W_SHFL_UP>(tile_mask(), v, d, N, kl_line, "tile.shfl_up");
+    static T shfl_up(T v, unsigned d, KL_SRC) {
+        return ::kl::detail::shfl<::kl::detail::W_SHFL_UP>(tile_mask(), v, d, N, KL_FWD, "tile.shfl_up");
     }
     template <class T>
-    static T shfl_xor(T v, unsigned m, int kl_line = __builtin_LINE()) {
-        return ::kl::detail::shfl<::kl::detail::W_SHFL_XOR>(tile_mask(), v, m, N, kl_line, "tile.shfl_xor");
+    static T shfl_xor(T v, unsigned m, KL_SRC) {
+        return ::kl::detail::shfl<::kl::detail::W_SHFL_XOR>(tile_mask(), v, m, N, KL_FWD, "tile.shfl_xor");
     }
-    static int any(int p, int kl_line = __builtin_LINE()) {
-        return (int)::kl::detail::vote<::kl::detail::W_ANY>(tile_mask(), p, kl_line, "tile.any");
+    static int any(int p, KL_SRC) {
+        return (int)::kl::detail::vote<::kl::detail::W_ANY>(tile_mask(), p, KL_FWD, "tile.any");
     }
-    static int all(int p, int kl_line = __builtin_LINE()) {
-        return (int)::kl::detail::vote<::kl::detail::W_ALL>(tile_mask(), p, kl_line, "tile.all");
+    static int all(int p, KL_SRC) {
+        return (int)::kl::detail::vote<::kl::detail::W_ALL>(tile_mask(), p, KL_FWD, "tile.all");
     }
-    static unsigned ballot(int p, int kl_line = __builtin_LINE()) {
-        unsigned b = ::kl::detail::vote<::kl::detail::W_BALLOT>(tile_mask(), p, kl_line, "tile.ballot");
+    static unsigned ballot(int p, KL_SRC) {
+        unsigned b = ::kl::detail::vote<::kl::detail::W_BALLOT>(tile_mask(), p, KL_FWD, "tile.ballot");
         return N == 32 ? b : (b >> (::kl::detail::cur()->lane & ~(N - 1u))) & ((1u << N) - 1u);
     }
     template <class T>
-    static unsigned match_any(T v, int kl_line = __builtin_LINE()) {
-        unsigned m = __match_any_sync(tile_mask(), v, kl_line);
+    static unsigned match_any(T v, KL_SRC) {
+        unsigned m = __match_any_sync(tile_mask(), v, KL_FWD);
         return N == 32 ? m : (m >> (::kl::detail::cur()->lane & ~(N - 1u))) & ((1u << N) - 1u);
     }
     operator thread_group() const { return thread_group{tile_mask(), N, thread_rank()}; }
@@ -1528,24 +1535,24 @@ class coalesced_group {
     unsigned thread_rank() const {
         return (unsigned)__builtin_popcount(mask_ & ((1u << ::kl::detail::cur()->lane) - 1u));
     }
-    void sync(int kl_line = __builtin_LINE()) const { __syncwarp(mask_, kl_line); }
+    void sync(KL_SRC) const { __syncwarp(mask_, KL_FWD); }
     unsigned lane_of(int rank) const {
         unsigned m = mask_;
         for (int i = 0; i < rank && m; ++i) m &= m - 1u;
         return m ? (unsigned)__builtin_ctz(m) : 0u;
     }
     template <class T>
-    T shfl(T v, int rank, int kl_line = __builtin_LINE()) const {
-        return ::kl::detail::shfl<::kl::detail::W_SHFL>(mask_, v, lane_of(rank), 32, kl_line, "coalesced.shfl");
+    T shfl(T v, int rank, KL_SRC) const {
+        return ::kl::detail::shfl<::kl::detail::W_SHFL>(mask_, v, lane_of(rank), 32, KL_FWD, "coalesced.shfl");
     }
-    int any(int p, int kl_line = __builtin_LINE()) const { return __any_sync(mask_, p, kl_line); }
-    int all(int p, int kl_line = __builtin_LINE()) const { return __all_sync(mask_, p, kl_line); }
-    unsigned ballot(int p, int kl_line = __builtin_LINE()) const { return __ballot_sync(mask_, p, kl_line); }
+    int any(int p, KL_SRC) const { return __any_sync(mask_, p, KL_FWD); }
+    int all(int p, KL_SRC) const { return __all_sync(mask_, p, KL_FWD); }
+    unsigned ballot(int p, KL_SRC) const { return __ballot_sync(mask_, p, KL_FWD); }
     unsigned meta_group_rank() const { return 0; }
     unsigned meta_group_size() const { return 1; }
 };
-static inline coalesced_group coalesced_threads(int kl_line = __builtin_LINE()) {
-    return coalesced_group{__activemask(kl_line)};
+static inline coalesced_group coalesced_threads(KL_SRC) {
+    return coalesced_group{__activemask(KL_FWD)};
 }
 
 namespace details {
@@ -1555,44 +1562,44 @@ template <unsigned N> static inline unsigned group_mask(const thread_block_tile<
 static inline unsigned group_mask(const coalesced_group& g) { return g.mask_; }
 static inline unsigned group_mask(const thread_group& g) { return g.mask_; }
 template <int MODE, class G, class T, class Op>
-static inline T collective(const G& g, const T& v, const Op& op, int line, const char* what) {
+static inline T collective(const G& g, const T& v, const Op& op, int line, const char* file, const char* what) {
     static_assert(std::is_trivially_copyable<T>::value, "");
     ::kl::detail::Fiber* f = ::kl::detail::cur();
     ::kl::detail::put_in(f, v);
     f->p0 = &op;
     unsigned mask = group_mask(g);
     if (mask == 0)
-        kl_rt_trap(f, ::kl::detail::KL_UNSUPPORTED, line, "cooperative_groups collective over a whole block");
-    kl_rt_warp(f, ::kl::detail::W_CG, mask, line, &cg_complete<T, Op, MODE>, what);
+        kl_rt_trap(f, ::kl::detail::KL_UNSUPPORTED, line, file, "cooperative_groups collective over a whole block");
+    kl_rt_warp(f, ::kl::detail::W_CG, mask, line, file, &cg_complete<T, Op, MODE>, what);
     return ::kl::detail::get_out<T>(f);
 }
 }  // namespace details
 
 template <class G, class T, class Op>
-static inline T reduce(const G& g, T v, Op op, int kl_line = __builtin_LINE()) {
-    return details::collective<0>(g, v, op, kl_line, "cooperative_groups::reduce");
+static inline T reduce(const G& g, T v, Op op, KL_SRC) {
+    return details::collective<0>(g, v, op, KL_FWD, "cooperative_groups::reduce");
 }
 template <class G, class T, class Op>
-static inline T inclusive_scan(const G& g, T v, Op op, int kl_line = __builtin_LINE()) {
-    return details::collective<1>(g, v, op, kl_line, "cooperative_groups::inclusive_scan");
+static inline T inclusive_scan(const G& g, T v, Op op, KL_SRC) {
+    return details::collective<1>(g, v, op, KL_FWD, "cooperative_groups::inclusive_scan");
 }
 template <class G, class T>
-static inline T inclusive_scan(const G& g, T v, int kl_line = __builtin_LINE()) {
-    return details::collective<1>(g, v, plus<T>(), kl_line, "cooperative_groups::inclusive_scan");
+static inline T inclusive_scan(const G& g, T v, KL_SRC) {
+    return details::collective<1>(g, v, plus<T>(), KL_FWD, "cooperative_groups::inclusive_scan");
 }
 template <class G, class T, class Op>
-static inline T exclusive_scan(const G& g, T v, Op op, int kl_line = __builtin_LINE()) {
-    return details::collective<2>(g, v, op, kl_line, "cooperative_groups::exclusive_scan");
+static inline T exclusive_scan(const G& g, T v, Op op, KL_SRC) {
+    return details::collective<2>(g, v, op, KL_FWD, "cooperative_groups::exclusive_scan");
 }
 template <class G, class T>
-static inline T exclusive_scan(const G& g, T v, int kl_line = __builtin_LINE()) {
-    T r = details::collective<2>(g, v, plus<T>(), kl_line, "cooperative_groups::exclusive_scan");
+static inline T exclusive_scan(const G& g, T v, KL_SRC) {
+    T r = details::collective<2>(g, v, plus<T>(), KL_FWD, "cooperative_groups::exclusive_scan");
     return g.thread_rank() == 0 ? T(0) : r;
 }
 template <class G>
-static inline void sync(const G& g, int kl_line = __builtin_LINE()) { g.sync(kl_line); }
-static inline void sync(const thread_block&, int kl_line = __builtin_LINE()) {
-    thread_block::sync(kl_line);
+static inline void sync(const G& g, KL_SRC) { g.sync(KL_FWD); }
+static inline void sync(const thread_block&, KL_SRC) {
+    thread_block::sync(KL_FWD);
 }
 
 }  // namespace cooperative_groups

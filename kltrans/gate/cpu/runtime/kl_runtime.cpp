@@ -80,6 +80,7 @@ struct Group {
     unsigned mask;
     CollectiveFn fn;
     int line;
+    const char* file;
     const char* what;
     unsigned arrived;
     unsigned long long seq;
@@ -114,6 +115,7 @@ struct Block {
     // block barrier
     int bar_arrived, bar_line, bar_kind, bar_count, bar_result;
     const char* bar_what;
+    const char* bar_file;
     Fiber* bar_first;
     WarpState warps[32];
     unsigned long long seq;
@@ -132,6 +134,7 @@ struct Block {
     size_t dyn_size;
     // outcome
     int err_code, err_line;
+    const char* err_file;
     char err_msg[1024];
     unsigned long long switches, barriers, warp_ops;
 };
@@ -161,6 +164,7 @@ struct Launch {
     int finished = 0;
     // the first error
     int err_code = 0, err_line = 0;
+    char err_file[512] = {0};
     char err_msg[1024] = {0};
     unsigned long long pc_offset = 0;
     char module[512] = {0};
@@ -290,11 +294,12 @@ inline void push_ready(Block* b, Fiber* f) {
 }
 
 // ---------------------------------------------------------------------------- errors
-__attribute__((noreturn, format(printf, 5, 6)))
-void fail(Block* b, Fiber* from, int code, int line, const char* fmt, ...) {
+__attribute__((noreturn, format(printf, 6, 7)))
+void fail(Block* b, Fiber* from, int code, int line, const char* file, const char* fmt, ...) {
     if (b->err_code == KL_OK) {
         b->err_code = code;
         b->err_line = line;
+        b->err_file = file;
         va_list ap;
         va_start(ap, fmt);
         vsnprintf(b->err_msg, sizeof b->err_msg, fmt, ap);
@@ -352,7 +357,7 @@ Fiber* resolve_stuck(Block* b, Fiber* self) {
         int l = __builtin_ctz(missing);
         Fiber* m = w.lanes[l];
         Names nm = names_of(m);
-        fail(b, self, KL_DIVERGENT, best->line,
+        fail(b, self, KL_DIVERGENT, best->line, best->file,
              "%s at line %d: block %s, warp %d: the mask 0x%08x names lanes 0x%08x that never "
              "arrive; lane %d (thread %s) %s", best->what, best->line, nm.block, best_w,
              best->mask, missing, l, nm.thread, state_text(m, st, sizeof st));
@@ -363,24 +368,24 @@ Fiber* resolve_stuck(Block* b, Fiber* self) {
             if (b->fibers[i]->state != ST_WAIT_BLOCK) { other = b->fibers[i]; break; }
         Names nm = names_of(b->bar_first);
         Names on = names_of(other ? other : b->bar_first);
-        fail(b, self, KL_DEADLOCK, b->bar_line,
+        fail(b, self, KL_DEADLOCK, b->bar_line, b->bar_file,
              "%s at line %d: %d of %d threads of block %s wait here; thread %s %s",
              b->bar_what, b->bar_line, b->bar_arrived, b->n, nm.block, on.thread,
              other ? state_text(other, st, sizeof st) : "?");
     }
     Names nm = names_of(self);
-    fail(b, self, KL_DEADLOCK, 0, "block %s cannot make progress", nm.block);
+    fail(b, self, KL_DEADLOCK, 0, nullptr, "block %s cannot make progress", nm.block);
 }
 
 void check_abort(Block* b, Fiber* self, int line) {
     int a = b->launch->abort.load(std::memory_order_relaxed);
     if (a == KL_TIMEOUT) {
         Names nm = names_of(self);
-        fail(b, self, KL_TIMEOUT, line,
+        fail(b, self, KL_TIMEOUT, line, self->wait_file,
              "the launch did not finish within %.3g s (thread %s of block %s was at %s, line %d)",
              b->launch->cfg.timeout_s, nm.thread, nm.block, self->wait_what, line);
     }
-    if (a) fail(b, self, -1, line, "launch aborted");
+    if (a) fail(b, self, -1, line, nullptr, "launch aborted");
 }
 
 void suspend(Block* b, Fiber* self) {
@@ -408,7 +413,7 @@ void fiber_main(Fiber* f) {
     for (const Group& g : w.groups) {
         if (g.used && (g.mask & bit) && !(g.arrived & bit)) {
             Names nm = names_of(f);
-            fail(b, f, KL_DIVERGENT, g.line,
+            fail(b, f, KL_DIVERGENT, g.line, g.file,
                  "%s at line %d: block %s, warp %u: lane %u (thread %s) exited without reaching "
                  "it (mask 0x%08x, arrived 0x%08x)", g.what, g.line, nm.block, f->warp, f->lane,
                  nm.thread, g.mask, g.arrived);
@@ -416,7 +421,7 @@ void fiber_main(Fiber* f) {
     }
     if (b->bar_arrived > 0) {
         Names nm = names_of(f);
-        fail(b, f, KL_DEADLOCK, b->bar_line,
+        fail(b, f, KL_DEADLOCK, b->bar_line, b->bar_file,
              "%s at line %d: thread %s of block %s exited while %d thread(s) wait at the barrier",
              b->bar_what, b->bar_line, nm.thread, nm.block, b->bar_arrived);
     }
@@ -552,12 +557,13 @@ void release_stacks(StackArena* a) {
 }
 
 // --------------------------------------------------------------------- the grid
-void record_error(Launch* L, int code, int line, const char* msg, unsigned long long pc_off,
-                  const char* module) {
+void record_error(Launch* L, int code, int line, const char* file, const char* msg,
+                  unsigned long long pc_off, const char* module) {
     std::lock_guard<std::mutex> lk(L->mu);
     if (L->err_code != KL_OK) return;
     L->err_code = code;
     L->err_line = line;
+    snprintf(L->err_file, sizeof L->err_file, "%s", file ? file : "");
     snprintf(L->err_msg, sizeof L->err_msg, "%s", msg);
     L->pc_offset = pc_off;
     snprintf(L->module, sizeof L->module, "%s", module ? module : "");
@@ -581,6 +587,7 @@ int run_block(Worker* W, unsigned long long index) {
     b->seq = 0;
     b->err_code = KL_OK;
     b->err_line = 0;
+    b->err_file = nullptr;
     b->err_msg[0] = 0;
     b->nslots = 0;
     b->shared_used = 0;
@@ -605,6 +612,7 @@ int run_block(Worker* W, unsigned long long index) {
         f->block = b;
         f->wait_line = 0;
         f->wait_what = "";
+        f->wait_file = nullptr;
         ctx_init(f, fiber_main);
         b->fibers[i] = f;
         b->warps[f->warp].lanes[f->lane] = f;
@@ -698,7 +706,7 @@ void worker_main(Launch* L, int id) {
                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     W->shared_map = sm == MAP_FAILED ? nullptr : static_cast<char*>(sm);
     if (!W->stacks || !W->shared_map) {
-        record_error(L, KL_CRASH, 0, "out of memory for fiber stacks / shared memory", 0, "");
+        record_error(L, KL_CRASH, 0, nullptr, "out of memory for fiber stacks / shared memory", 0, "");
         L->abort.store(KL_CRASH);
     } else {
         Block* b = W->block;
@@ -713,7 +721,7 @@ void worker_main(Launch* L, int id) {
             unsigned long long off;
             describe_signal(w, msg, sizeof msg, &off, module, sizeof module);
             if (w->sig_code == KL_TIMEOUT || w->sig_code == KL_CRASH)
-                record_error(w->L, w->sig_code, 0, msg, off, module);
+                record_error(w->L, w->sig_code, 0, nullptr, msg, off, module);
             w->L->abort.store(w->sig_code == KL_TIMEOUT ? KL_TIMEOUT : KL_CRASH);
         } else {
             for (;;) {
@@ -723,7 +731,9 @@ void worker_main(Launch* L, int id) {
                 unsigned long long idx = L->perm.empty() ? k : L->perm[k];
                 int rc = run_block(W, idx);
                 if (rc != KL_OK) {
-                    if (rc > 0) record_error(L, rc, W->block->err_line, W->block->err_msg, 0, "");
+                    if (rc > 0)
+                        record_error(L, rc, W->block->err_line, W->block->err_file,
+                                     W->block->err_msg, 0, "");
                     int expected = 0;
                     L->abort.compare_exchange_strong(expected, rc > 0 ? rc : KL_CRASH);
                     break;
@@ -767,7 +777,8 @@ void bench_entry(Fiber* f) {
 using namespace klrt;
 
 // =================================================================== entry points
-KL_EXPORT int kl_rt_block_sync(Fiber* f, int line, int kind, int pred, const char* what) {
+KL_EXPORT int kl_rt_block_sync(Fiber* f, int line, const char* file, int kind, int pred,
+                               const char* what) {
     Block* b = f->block;
     ++b->barriers;
     if (b->ndone > 0) {
@@ -775,7 +786,7 @@ KL_EXPORT int kl_rt_block_sync(Fiber* f, int line, int kind, int pred, const cha
         for (int i = 0; i < b->n; ++i)
             if (b->fibers[i]->state == ST_DONE) { gone = b->fibers[i]; break; }
         Names nm = names_of(f), gn = names_of(gone ? gone : f);
-        fail(b, f, KL_DEADLOCK, line,
+        fail(b, f, KL_DEADLOCK, line, file,
              "%s at line %d: block %s: %d thread(s) already exited and can never arrive "
              "(thread %s)", what, line, nm.block, b->ndone, gn.thread);
     }
@@ -783,11 +794,12 @@ KL_EXPORT int kl_rt_block_sync(Fiber* f, int line, int kind, int pred, const cha
         b->bar_line = line;
         b->bar_kind = kind;
         b->bar_what = what;
+        b->bar_file = file;
         b->bar_count = 0;
         b->bar_first = f;
     } else if (b->bar_line != line || b->bar_kind != kind) {
         Names nm = names_of(f), fm = names_of(b->bar_first);
-        fail(b, f, KL_DEADLOCK, b->bar_line,
+        fail(b, f, KL_DEADLOCK, b->bar_line, b->bar_file,
              "%s at line %d: threads of block %s wait at different barriers: thread %s at "
              "line %d, thread %s at %s line %d", b->bar_what, b->bar_line, nm.block, fm.thread,
              b->bar_line, nm.thread, what, line);
@@ -795,6 +807,7 @@ KL_EXPORT int kl_rt_block_sync(Fiber* f, int line, int kind, int pred, const cha
     b->bar_count += pred != 0;
     f->state = ST_WAIT_BLOCK;
     f->wait_line = line;
+    f->wait_file = file;
     f->wait_what = what;
     if (++b->bar_arrived == b->n) {
         int cnt = b->bar_count;
@@ -806,22 +819,22 @@ KL_EXPORT int kl_rt_block_sync(Fiber* f, int line, int kind, int pred, const cha
     return b->bar_result;
 }
 
-KL_EXPORT void kl_rt_warp(Fiber* f, int kind, unsigned mask, int line, CollectiveFn fn,
-                          const char* what) {
+KL_EXPORT void kl_rt_warp(Fiber* f, int kind, unsigned mask, int line, const char* file,
+                          CollectiveFn fn, const char* what) {
     Block* b = f->block;
     ++b->warp_ops;
     WarpState& w = b->warps[f->warp];
     unsigned bit = 1u << f->lane;
     if (!(mask & bit)) {
         Names nm = names_of(f);
-        fail(b, f, KL_DIVERGENT, line,
+        fail(b, f, KL_DIVERGENT, line, file,
              "%s at line %d: the mask 0x%08x does not name the calling lane %u (thread %s of "
              "block %s)", what, line, mask, f->lane, nm.thread, nm.block);
     }
     unsigned eff = mask & w.exists;
     if (eff & w.done) {
         Names nm = names_of(f);
-        fail(b, f, KL_DIVERGENT, line,
+        fail(b, f, KL_DIVERGENT, line, file,
              "%s at line %d: block %s, warp %u: the mask 0x%08x names lanes 0x%08x that already "
              "exited", what, line, nm.block, f->warp, mask, eff & w.done);
     }
@@ -846,6 +859,7 @@ KL_EXPORT void kl_rt_warp(Fiber* f, int kind, unsigned mask, int line, Collectiv
         g.mask = eff;
         g.fn = fn;
         g.line = line;
+        g.file = file;
         g.what = what;
         g.arrived = 0;
         g.seq = b->seq++;
@@ -855,6 +869,7 @@ KL_EXPORT void kl_rt_warp(Fiber* f, int kind, unsigned mask, int line, Collectiv
     f->state = ST_WAIT_WARP;
     f->wait_group = gi;
     f->wait_line = line;
+    f->wait_file = file;
     f->wait_what = what;
     if (g.arrived == eff) {
         if (fn) fn(w.lanes, eff);
@@ -865,7 +880,7 @@ KL_EXPORT void kl_rt_warp(Fiber* f, int kind, unsigned mask, int line, Collectiv
     suspend(b, f);
 }
 
-KL_EXPORT unsigned kl_rt_activemask(Fiber* f, int line) {
+KL_EXPORT unsigned kl_rt_activemask(Fiber* f, int line, const char* file) {
     Block* b = f->block;
     ++b->warp_ops;
     WarpState& w = b->warps[f->warp];
@@ -873,6 +888,7 @@ KL_EXPORT unsigned kl_rt_activemask(Fiber* f, int line) {
     f->state = ST_WAIT_ACTIVE;
     f->wait_line = line;
     f->wait_what = "__activemask";
+    f->wait_file = file;
     unsigned live = w.exists & ~w.done;
     if ((w.active_wait & live) == live) release_active(b, w);
     suspend(b, f);
@@ -891,7 +907,7 @@ KL_EXPORT void* kl_rt_shared_static(Fiber* f, const void* key, size_t size, size
         if (b->slots[i].key == key) return b->slots[i].ptr;
     size_t off = (b->shared_used + align - 1) & ~(align - 1);
     if (off + size > b->shared_cap || b->nslots >= MAX_SLOTS)
-        fail(b, f, KL_CRASH, 0, "static __shared__ memory of one block exceeds %zu bytes",
+        fail(b, f, KL_CRASH, 0, nullptr, "static __shared__ memory of one block exceeds %zu bytes",
              b->shared_cap);
     void* p = b->shared_base + off;
     memset(p, POISON, size);
@@ -907,10 +923,10 @@ KL_EXPORT void* kl_rt_dyn_shared(Fiber* f, size_t* size) {
     return f->block->dyn;
 }
 
-KL_EXPORT void kl_rt_trap(Fiber* f, int code, int line, const char* msg) {
+KL_EXPORT void kl_rt_trap(Fiber* f, int code, int line, const char* file, const char* msg) {
     Block* b = f->block;
     Names nm = names_of(f);
-    fail(b, f, code, line, "%s (thread %s of block %s, line %d)", msg, nm.thread, nm.block, line);
+    fail(b, f, code, line, file, "%s (thread %s of block %s, line %d)", msg, nm.thread, nm.block, line);
 }
 
 KL_EXPORT int kl_rt_run_grid(const LaunchCfg* cfg, void (*thread_main)(void*), void** args,
@@ -970,12 +986,13 @@ KL_EXPORT int kl_rt_run_grid(const LaunchCfg* cfg, void (*thread_main)(void*), v
             std::unique_lock<std::mutex> lk(L->mu);
             L->cv.wait_for(lk, std::chrono::milliseconds(5), [&] { return L->finished == T; });
         }
-        record_error(L, KL_TIMEOUT, 0, "the launch did not finish in time", 0, "");
+        record_error(L, KL_TIMEOUT, 0, nullptr, "the launch did not finish in time", 0, "");
     }
     for (auto& t : workers) t.join();
     uninstall_handlers();
     res->code = L->err_code;
     res->line = L->err_line;
+    snprintf(res->file, sizeof res->file, "%s", L->err_file);
     snprintf(res->message, sizeof res->message, "%s", L->err_msg);
     res->pc_offset = L->pc_offset;
     snprintf(res->module, sizeof res->module, "%s", L->module);
