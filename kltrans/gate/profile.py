@@ -130,6 +130,13 @@ def _rates(t: Timing, wl, sizes, bw) -> Timing:
     return t
 
 
+def adapt_reps(backend, fn, setup: Setup, launch, reps: int, budget_ms: float = 3000.0) -> int:
+    """Fewer repetitions for slow kernels (a naive kernel can take seconds): each trial
+    stays near ``budget_ms``, with at least 5 repetitions."""
+    one = time_trial(backend, fn, setup, launch, 1)
+    return max(5, min(reps, int(budget_ms / max(one, 1e-3))))
+
+
 def profile(backend, fn, wl, launch, sizes: dict, reps: int = 50, trials: int = 3,
             warmup: int = 5) -> Timing:
     setup = Setup(backend, wl, sizes)
@@ -139,6 +146,7 @@ def profile(backend, fn, wl, launch, sizes: dict, reps: int = 50, trials: int = 
                 backend.memset(b, 0)
             backend.launch(fn, *launch, setup.args)
         backend.synchronize()
+        reps = adapt_reps(backend, fn, setup, launch, reps)
         meds = [time_trial(backend, fn, setup, launch, reps) for _ in range(trials)]
     finally:
         setup.close()

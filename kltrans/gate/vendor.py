@@ -42,6 +42,12 @@ def time_vendor(wl, sizes: dict, reps: int = 50, trials: int = 3, warmup: int = 
     for _ in range(warmup):
         fn()
     torch.cuda.synchronize()
+    s0, e0 = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    s0.record()
+    fn()
+    e0.record()
+    e0.synchronize()
+    reps = max(5, min(reps, int(3000.0 / max(s0.elapsed_time(e0), 1e-3))))
     meds = []
     for _ in range(trials):
         times = []
