@@ -6,8 +6,20 @@ imported only when the pass is used. It is published through the entry point
 """
 
 CATALOGUE = {
-    "restrict-pointers": "passes.restrict_pointers:RestrictPointers",
+    "add-launch-bounds": "passes.launch_bounds:AddLaunchBounds",
+    "coarsen": "passes.coarsen:Coarsen",
+    "drop-launch-bounds": "passes.launch_bounds:DropLaunchBounds",
+    "fast-math": "passes.fast_math:FastMath",
+    "grid-stride": "passes.grid_stride:GridStride",
+    "hoist-invariant": "passes.hoist_invariant:HoistInvariant",
+    "one-per-thread": "passes.grid_stride:OnePerThread",
+    "precise-math": "passes.fast_math:PreciseMath",
     "reroll": "passes.unroll:Reroll",
+    "restrict-pointers": "passes.restrict_pointers:RestrictPointers",
+    "scalarize-access": "passes.vectorize_access:ScalarizeAccess",
+    "sink-invariant": "passes.hoist_invariant:SinkInvariant",
+    "uncoarsen": "passes.coarsen:Uncoarsen",
     "unrestrict-pointers": "passes.restrict_pointers:UnrestrictPointers",
     "unroll": "passes.unroll:Unroll",
+    "vectorize-access": "passes.vectorize_access:VectorizeAccess",
 }

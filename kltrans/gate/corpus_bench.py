@@ -107,6 +107,9 @@ def render(rows: list) -> str:
                 f"{_f(xv, '.2f'):>9}  {bar}")
             if e.get("reason"):
                 lines.append(f"{'':<30}{e['reason'][:150]}")
+            if p.get("size") and p["size"] != r.get("bench_size"):
+                sz = ", ".join(f"{k}={v}" for k, v in p["size"].items())
+                lines.append(f"{'':<30}(timed at its own bench size {sz})")
     return "\n".join(lines)
 
 

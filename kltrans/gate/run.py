@@ -70,7 +70,8 @@ def pick_kernel(wl, path: str, unit, kernel: str | None) -> tuple[str, str | Non
 
 def gate(kernel_file: str, workload: str, kernel: str | None = None, backend: str = "auto",
          stages=STAGES, arch: str | None = None, sizes=None, seeds=None,
-         timeout_s: float = 300.0, name_expression: str | None = None) -> GateReport:
+         timeout_s: float = 300.0, name_expression: str | None = None,
+         bench_size: dict | None = None) -> GateReport:
     from kltrans.gate.backends import resolve_backend
     from kltrans.gate.compile import compile_unit
     from kltrans.gate.purity import check_purity
@@ -114,13 +115,21 @@ def gate(kernel_file: str, workload: str, kernel: str | None = None, backend: st
     if job_stages:
         job = {"kind": "gate", "source": unit.source.decode("utf-8"), "path": kernel_file,
                "kernel": kname, "name_expression": ne, "workload": wl.path, "backend": be,
-               "arch": arch, "stages": job_stages, "sizes": sizes, "seeds": seeds}
+               "arch": arch, "stages": job_stages, "sizes": sizes, "seeds": seeds,
+               "bench_size": bench_size or _variant_bench_size(wl, kernel_file)}
         out = run_job(job, timeout_s)
         results.extend(_stage_results(out, job_stages))
     if be == "cpu" and "profile" in stages:
         results.append(StageResult("profile", "skipped", "no GPU: the profile stage needs the "
                                                          "cuda backend"))
     return GateReport(kernel_file, kname, wl.name, be, target, results)
+
+
+def _variant_bench_size(wl, path: str):
+    for v in wl.kernels.values():
+        if os.path.abspath(os.path.join(wl.path, v["file"])) == os.path.abspath(path):
+            return v.get("bench_size")
+    return None
 
 
 def _stage_results(out: dict, stages) -> list[StageResult]:

@@ -20,7 +20,7 @@ A workload is a folder with ``workload.yaml``, ``reference.py`` and kernel varia
     reference: reference.py                      # def reference(sizes, **inputs) -> {output: array}
     seeds: [0, 1, 2]
     kernels:
-      naive: {file: naive.cu, kernel: scale_naive}
+      naive: {file: naive.cu, kernel: scale_naive, bench_size: {n: 1048576}}  # own bench size
       expert: {file: expert.cu, kernel: scale, name_expression: "scale<float, 4>"}
 
 Roles: ``in`` (random, must come back bit-identical), ``out`` (poisoned before the run
@@ -316,8 +316,14 @@ def load_workload(path: str) -> Workload:
             raise _err(P, w, "needs file and kernel")
         if not os.path.isfile(os.path.join(folder, k["file"])):
             raise _err(P, f"{w}.file", f"{k['file']} not found")
+        extra = set(k) - {"file", "kernel", "name_expression", "bench_size"}
+        if extra:
+            raise _err(P, f"{w}.{sorted(extra)[0]}", "unknown field")
+        kb = k.get("bench_size")
+        if kb is not None and (not isinstance(kb, dict) or set(kb) != set(sizes)):
+            raise _err(P, f"{w}.bench_size", f"must give exactly {', '.join(sizes)}")
         kernels[vname] = {"file": k["file"], "kernel": k["kernel"],
-                          "name_expression": k.get("name_expression")}
+                          "name_expression": k.get("name_expression"), "bench_size": kb}
     # formulas must evaluate at the bench size
     from kltrans.syntax.contract import ContractError, evaluate
 

@@ -1,0 +1,182 @@
+// kltrans: launch scan grid=ceil_div(n, 4096) block=256
+// scan expert: inclusive prefix sum of int32, out[i] = in[0] + ... + in[i], wrapping on
+// overflow (all sums are done in unsigned arithmetic).
+// Mechanisms: single pass with decoupled look-back (Merrill & Garland, "Single-pass
+// Parallel Prefix Scan with Decoupled Look-back", 2016): each block takes the next tile
+// of 4096 elements from a dynamic tile counter (atomicAdd on scratch[0]), so every tile
+// it waits on belongs to a block that is already running and look-back cannot deadlock;
+// it publishes its tile aggregate, then looks back over the predecessors' status words
+// (scratch[1 + t]: flag in the high 32 bits, 1 = aggregate, 2 = inclusive prefix, value
+// in the low 32 bits; one 64-bit word so flag and value are read together) one warp at
+// a time, 32 predecessors per step, until it meets an inclusive prefix, and publishes
+// its own inclusive prefix. Inside a tile: 16 elements per thread as four 16-byte int4
+// loads and stores, warp-striped so every access is coalesced; thread-local scans of
+// each int4, warp scans of the int4 totals with __shfl_up_sync, and a block scan of the
+// 8 warp totals through shared memory. The last (partial) tile and unaligned buffers
+// take a scalar, bounds-checked path with the same layout.
+#include <stdint.h>
+
+#define SC_THREADS 256
+#define SC_WARPS (SC_THREADS / 32)
+#define SC_UNITS 4                        // int4 per thread
+#define SC_WARP_ITEMS (32 * SC_UNITS * 4)  // 512 elements per warp
+#define SC_TILE (SC_WARPS * SC_WARP_ITEMS) // 4096 elements per tile
+#define SC_FLAG_AGGREGATE 1ull
+#define SC_FLAG_INCLUSIVE 2ull
+
+__device__ __forceinline__ void sc_publish(unsigned long long* status, unsigned long long flag,
+                                           unsigned int value)
+{
+    *reinterpret_cast<volatile unsigned long long*>(status) = (flag << 32) | value;
+}
+
+extern "C" __global__ void __launch_bounds__(SC_THREADS)
+scan(const int* __restrict__ in, int* __restrict__ out, int n,
+     unsigned long long* __restrict__ scratch)
+{
+    __shared__ unsigned int s_tile;
+    __shared__ unsigned int s_warp_total[SC_WARPS];
+    __shared__ unsigned int s_prefix;
+
+    unsigned long long* counter = scratch;
+    unsigned long long* status = scratch + 1;
+    const size_t count = n > 0 ? (size_t)n : 0;
+
+    if (threadIdx.x == 0) {
+        s_tile = (unsigned int)atomicAdd(counter, 1ull);
+    }
+    __syncthreads();
+    const unsigned int tile = s_tile;
+    const int lane = threadIdx.x & 31;
+    const int warp = threadIdx.x >> 5;
+    const size_t tile_base = (size_t)tile * SC_TILE;
+    const size_t warp_base = tile_base + (size_t)warp * SC_WARP_ITEMS;
+    const bool vec_ok = tile_base + SC_TILE <= count &&
+                        (((uintptr_t)in | (uintptr_t)out) & 15u) == 0;
+
+    // unit u = k * 32 + lane of the warp's 512 elements covers elements 4u .. 4u + 3
+    unsigned int v[SC_UNITS][4];
+    if (vec_ok) {
+        const int4* __restrict__ src = reinterpret_cast<const int4*>(in + warp_base);
+#pragma unroll
+        for (int k = 0; k < SC_UNITS; ++k) {
+            const int4 t = __ldg(src + k * 32 + lane);
+            v[k][0] = (unsigned int)t.x;
+            v[k][1] = (unsigned int)t.y;
+            v[k][2] = (unsigned int)t.z;
+            v[k][3] = (unsigned int)t.w;
+        }
+    } else {
+#pragma unroll
+        for (int k = 0; k < SC_UNITS; ++k) {
+#pragma unroll
+            for (int j = 0; j < 4; ++j) {
+                const size_t i = warp_base + 4 * (size_t)(k * 32 + lane) + j;
+                v[k][j] = i < count ? (unsigned int)__ldg(in + i) : 0u;
+            }
+        }
+    }
+
+    // thread-local inclusive scan of each unit, then warp scans of the unit totals in
+    // unit order (row k = 0..3, lanes within a row)
+    unsigned int excl[SC_UNITS];
+    unsigned int carry = 0u;
+#pragma unroll
+    for (int k = 0; k < SC_UNITS; ++k) {
+        v[k][1] += v[k][0];
+        v[k][2] += v[k][1];
+        v[k][3] += v[k][2];
+        unsigned int inc = v[k][3];
+#pragma unroll
+        for (int off = 1; off < 32; off <<= 1) {
+            const unsigned int up = __shfl_up_sync(0xffffffffu, inc, off);
+            if (lane >= off) {
+                inc += up;
+            }
+        }
+        excl[k] = carry + inc - v[k][3];
+        carry += __shfl_sync(0xffffffffu, inc, 31);
+    }
+    if (lane == 0) {
+        s_warp_total[warp] = carry;
+    }
+    __syncthreads();
+    unsigned int warp_prefix = 0u;
+    unsigned int aggregate = 0u;
+#pragma unroll
+    for (int w = 0; w < SC_WARPS; ++w) {
+        const unsigned int t = s_warp_total[w];
+        warp_prefix += w < warp ? t : 0u;
+        aggregate += t;
+    }
+
+    // decoupled look-back: warp 0 finds the sum of all earlier tiles
+    if (warp == 0) {
+        unsigned int prefix = 0u;
+        if (tile == 0) {
+            if (lane == 0) {
+                sc_publish(status, SC_FLAG_INCLUSIVE, aggregate);
+            }
+        } else {
+            if (lane == 0) {
+                sc_publish(status + tile, SC_FLAG_AGGREGATE, aggregate);
+            }
+            long long window = (long long)tile - 1;  // nearest predecessor, seen by lane 0
+            while (true) {
+                const long long idx = window - lane;
+                unsigned long long st;
+                do {
+                    st = idx >= 0
+                        ? *reinterpret_cast<volatile unsigned long long*>(status + idx)
+                        : (SC_FLAG_INCLUSIVE << 32);  // before tile 0: an empty prefix
+                } while (__any_sync(0xffffffffu, (st >> 32) == 0ull));
+                const unsigned int inclusive = __ballot_sync(0xffffffffu, (st >> 32) == SC_FLAG_INCLUSIVE);
+                const int stop = inclusive ? __ffs(inclusive) - 1 : 31;
+                unsigned int part = lane <= stop ? (unsigned int)st : 0u;
+#pragma unroll
+                for (int off = 16; off > 0; off >>= 1) {
+                    part += __shfl_xor_sync(0xffffffffu, part, off);
+                }
+                prefix += part;
+                if (inclusive) {
+                    break;
+                }
+                window -= 32;
+            }
+            if (lane == 0) {
+                sc_publish(status + tile, SC_FLAG_INCLUSIVE, prefix + aggregate);
+            }
+        }
+        if (lane == 0) {
+            s_prefix = prefix;
+        }
+    }
+    __syncthreads();
+    const unsigned int base = s_prefix + warp_prefix;
+
+    if (vec_ok) {
+        int4* __restrict__ dst = reinterpret_cast<int4*>(out + warp_base);
+#pragma unroll
+        for (int k = 0; k < SC_UNITS; ++k) {
+            const unsigned int b = base + excl[k];
+            int4 t;
+            t.x = (int)(b + v[k][0]);
+            t.y = (int)(b + v[k][1]);
+            t.z = (int)(b + v[k][2]);
+            t.w = (int)(b + v[k][3]);
+            dst[k * 32 + lane] = t;
+        }
+    } else {
+#pragma unroll
+        for (int k = 0; k < SC_UNITS; ++k) {
+            const unsigned int b = base + excl[k];
+#pragma unroll
+            for (int j = 0; j < 4; ++j) {
+                const size_t i = warp_base + 4 * (size_t)(k * 32 + lane) + j;
+                if (i < count) {
+                    out[i] = (int)(b + v[k][j]);
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,731 @@
+"""Grid-stride loops: ``grid-stride`` (optimize) and its inverse ``one-per-thread`` (simplify).
+
+The first half of this module is the analysis of the *element-wise guard* that
+``grid-stride``, ``coarsen`` and ``vectorize-access`` all start from::
+
+    // kltrans: launch K grid=ceil_div(n, 256) block=256
+    __global__ void K(...) {
+      int i = blockIdx.x * blockDim.x + threadIdx.x;
+      if (i < n) BODY            // BODY handles element i, and only element i
+    }
+
+Its preconditions (:data:`GUARD_PRECONDITIONS`) are shared by the three passes, which
+add their own; ``coarsen.py`` and ``vectorize_access.py`` import them from here.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from kltrans.analysis.affine import BLOCK_SYMBOLS, THREAD_SYMBOLS, Affine, affine_of, sources
+from kltrans.analysis.barriers import barrier_calls, barriers
+from kltrans.analysis.loops import assigned_in
+from kltrans.analysis.verdict import Verdict
+from kltrans.analysis.warps import warp_primitives
+from kltrans.match import Rule
+from kltrans.match.predicates import pure
+from kltrans.passes import Bool, Choice, IntRange, OneOf, Pass, Precondition, option
+from kltrans.syntax import Edit
+
+if TYPE_CHECKING:  # pragma: no cover
+    from tree_sitter import Node
+
+    from kltrans.passes.base import Site
+
+# ============================================================ the element-wise guard
+GLOBAL_INDEX = Affine.sym("blockIdx.x") * Affine.sym("blockDim.x") + Affine.sym("threadIdx.x")
+GRID_SYMBOLS = frozenset(f"gridDim.{c}" for c in "xyz")
+_PER_THREAD = THREAD_SYMBOLS | BLOCK_SYMBOLS | GRID_SYMBOLS
+_LOOPS = ("for_statement", "while_statement", "do_statement", "for_range_loop")
+
+#: ``if (i < n) BODY`` (the form the passes rewrite) or ``if (i >= n) return;`` (an early
+#: exit: anchored so that ``bound-check`` can say why it is refused).
+GUARD = Rule(any=(Rule(pattern="if ($I < $N) $BODY;"),
+                  Rule(pattern="if ($I >= $N) return;")),
+             inside_kernel=True, constraints={"I": {"kind": "identifier"}})
+
+
+def norm(text: str) -> str:
+    return " ".join(text.split())
+
+
+@dataclass(frozen=True)
+class Guarded:
+    """The guarded statement at a site of :data:`GUARD`."""
+
+    stmt: "Node"  # the if statement
+    cond: "Node"  # its condition_clause, parentheses included
+    index: str
+    bound: "Node"
+    body: "Node | None"  # None for the early-exit form
+
+    @property
+    def exit(self) -> bool:
+        return self.body is None
+
+
+def guarded(site: "Site") -> Guarded:
+    node = site.node
+    b = site.match.bindings
+    return Guarded(node, node.child_by_field_name("condition"), site.text("I"), b["N"],
+                   b.get("BODY"))
+
+
+@dataclass(frozen=True)
+class IndexDecl:
+    """``[const] T i = E;`` — the declaration of the index variable in the kernel body."""
+
+    decl: "Node"
+    value: "Node"
+    type_text: str  # T (the declaration's type, const dropped)
+    const: "Node | None"  # the leading const qualifier, when there is one
+
+
+def declared_names(unit, node) -> list[tuple[str, "Node"]]:
+    """(name, identifier) of every variable declared under ``node`` (parameters too)."""
+    out = []
+    for n in unit.walk(node):
+        if n.type not in ("declaration", "parameter_declaration"):
+            continue
+        for d in n.children_by_field_name("declarator"):
+            ident = _declarator_ident(d)
+            if ident is not None:
+                out.append((unit.text(ident), ident))
+    return out
+
+
+def _declarator_ident(d):
+    while d is not None and d.type != "identifier":
+        if d.type in ("init_declarator", "pointer_declarator", "array_declarator",
+                      "reference_declarator", "parenthesized_declarator"):
+            nxt = d.child_by_field_name("declarator")
+            if nxt is None:
+                named = [c for c in d.named_children if c.type != "type_qualifier"]
+                nxt = named[0] if named else None
+            d = nxt
+        else:
+            return None
+    return d
+
+
+def statements(block) -> list:
+    """The statements of a compound statement (comments left out)."""
+    if block is None:
+        return []
+    if block.type != "compound_statement":
+        return [block]
+    return [c for c in block.named_children if c.type != "comment"]
+
+
+def index_decl(unit, fn, name: str) -> "IndexDecl | str":
+    """The declaration of ``name`` among the kernel body's statements, or why there is none."""
+    body = fn.body
+    found = None
+    for s in statements(body):
+        if s.type != "declaration":
+            continue
+        decls = s.children_by_field_name("declarator")
+        for d in decls:
+            ident = _declarator_ident(d)
+            if ident is not None and unit.text(ident) == name:
+                if len(decls) != 1:
+                    return (f"{name} is declared together with other variables: "
+                            f"`{norm(unit.text(s))}`")
+                if d.type != "init_declarator" or _declarator_ident(d).parent.id != d.id:
+                    return f"`{norm(unit.text(s))}` does not give {name} a plain initial value"
+                found = (s, d.child_by_field_name("value"))
+    if found is None:
+        return f"{name} is not declared by a statement of {fn.name}'s body"
+    s, value = found
+    others = [n for n, _ in declared_names(unit, fn.node) if n == name]
+    if len(others) != 1:
+        return f"{name} is declared {len(others)} times in {fn.name}"
+    const = None
+    ty = s.child_by_field_name("type")
+    dcl = s.child_by_field_name("declarator")
+    for c in s.children:
+        if c.id in (ty.id, dcl.id) or c.type == ";":
+            continue
+        if c.type == "type_qualifier" and unit.text(c) == "const" and c.start_byte < ty.start_byte:
+            const = c
+            continue
+        return f"`{norm(unit.text(s))}`: only `[const] T {name} = ...;` is supported"
+    return IndexDecl(s, value, norm(unit.text(ty)), const)
+
+
+def inside(node, container) -> bool:
+    return container is not None and container.start_byte <= node.start_byte and \
+        node.end_byte <= container.end_byte
+
+
+def builtin(unit, node) -> str | None:
+    """``threadIdx.x`` for a field expression naming a CUDA builtin, else None."""
+    if node.type != "field_expression":
+        return None
+    text = unit.text(node).replace(" ", "")
+    m = re.fullmatch(r"(threadIdx|blockIdx|blockDim|gridDim)\.([xyz])", text)
+    return text if m else None
+
+
+def line_indent(unit, offset: int) -> str:
+    src = unit.source
+    start = src.rfind(b"\n", 0, offset) + 1
+    line = src[start:offset].decode("utf-8", "replace")
+    return line[:len(line) - len(line.lstrip(" \t"))]
+
+
+def indent_step(unit, stmt) -> str:
+    """One level of indentation: the indentation of a top-level statement of the kernel."""
+    ind = line_indent(unit, stmt.start_byte)
+    return ind if ind else "  "
+
+
+def shift(text: str, by: str) -> str:
+    """``text`` with every line after the first indented by ``by`` more."""
+    lines = text.split("\n")
+    return "\n".join([lines[0]] + [(by + ln) if ln.strip() else ln for ln in lines[1:]])
+
+
+def unshift(text: str, by: str) -> str:
+    """The inverse of :func:`shift` (lines that do not start with ``by`` are kept)."""
+    lines = text.split("\n")
+    return "\n".join([lines[0]] + [ln[len(by):] if ln.startswith(by) else ln for ln in lines[1:]])
+
+
+def splice(unit, node, replacements: list[tuple[int, int, str]]) -> str:
+    """The text of ``node`` with byte ranges replaced."""
+    out, pos = [], node.start_byte
+    for s, e, t in sorted(replacements):
+        out.append(unit.source[pos:s].decode("utf-8"))
+        out.append(t)
+        pos = e
+    out.append(unit.source[pos:node.end_byte].decode("utf-8"))
+    return "".join(out)
+
+
+def rename(unit, node, old: str, new: str) -> str:
+    """The text of ``node`` with every identifier ``old`` replaced by ``new``."""
+    reps = [(n.start_byte, n.end_byte, new) for n in unit.walk(node)
+            if n.type == "identifier" and unit.text(n) == old]
+    return splice(unit, node, reps)
+
+
+def fresh(unit, fn, candidates, taken=()) -> str:
+    used = {unit.text(n) for n in unit.walk(fn.node) if n.type == "identifier"} | set(taken)
+    for c in candidates:
+        if c not in used:
+            return c
+    k = 0
+    while f"{candidates[0]}{k}" in used:
+        k += 1
+    return f"{candidates[0]}{k}"
+
+
+def used_names(unit, fn) -> set:
+    return {unit.text(n) for n in unit.walk(fn.node)
+            if n.type in ("identifier", "type_identifier")}
+
+
+# ------------------------------------------------------------------- contract
+def contract_of(site):
+    """(contract, None) or (None, why) for the site's kernel."""
+    from kltrans.syntax.contract import contracts
+
+    fn = site.function
+    c = contracts(site.unit).get(fn.name)
+    if c is None:
+        return None, (f"{fn.name} has no launch contract: add the header line "
+                      f"`// kltrans: launch {fn.name} grid=... block=...`")
+    if c.source != "header":
+        return None, (f"the launch of {fn.name} is read from a host launcher; the pass changes "
+                      f"the grid, which it can only do in a `// kltrans: launch` header line")
+    if len(c.grid) != 1 or len(c.block) != 1:
+        return None, (f"the launch of {fn.name} is not 1-D (grid={c.grid}, block={c.block}): "
+                      "the element index covers blockIdx.x and threadIdx.x only")
+    return c, None
+
+
+def call_parts(expr: str, names=("ceil_div", "CEIL_DIV")):
+    """(function name, [argument texts]) when ``expr`` is a call of one of ``names``."""
+    s = expr.strip()
+    try:
+        tree = ast.parse(s, mode="eval").body
+    except SyntaxError:
+        return None
+    if isinstance(tree, ast.Call) and isinstance(tree.func, ast.Name) and \
+            tree.func.id in names and not tree.keywords:
+        return tree.func.id, [ast.get_source_segment(s, a) for a in tree.args]
+    return None
+
+
+def header_expr(text: str) -> str:
+    """``text`` as a header value: parenthesized when it has blanks outside parentheses
+    (a launch header separates its key=value items by blanks)."""
+    depth = 0
+    for ch in text.strip():
+        depth += ch in "([{"
+        depth -= ch in ")]}"
+        if depth == 0 and ch.isspace():
+            return f"({text.strip()})"
+    return text.strip()
+
+
+def int_text(text: str) -> int | None:
+    m = re.fullmatch(r"\s*(\d+)[uUlL]*\s*", text)
+    return int(m.group(1)) if m else None
+
+
+# -------------------------------------------------------------- preconditions
+def check_bound(site, ctx) -> Verdict:
+    g = guarded(site)
+    unit = site.unit
+    n = norm(unit.text(g.bound))
+    if g.exit:
+        return Verdict.no(f"the guard is an early exit `if ({g.index} >= {n}) return;`: the "
+                          f"rewrite needs the element-wise body under `if ({g.index} < {n})`")
+    if not pure(unit, g.bound):
+        return Verdict.no(f"the bound `{n}` has side effects: it would be evaluated again")
+    dep = sources(unit, g.bound) & (_PER_THREAD | {"?"})
+    if dep:
+        return Verdict.no(f"the bound `{n}` depends on {', '.join(sorted(dep))}: it must be the "
+                          "same for every thread")
+    for m in unit.walk(g.bound):
+        if m.type == "identifier" and assigned_in(unit, g.body, unit.text(m)):
+            return Verdict.no(f"the body assigns `{unit.text(m)}`, part of the bound `{n}`")
+    return Verdict.yes(f"`if ({g.index} < {n})` guards the element-wise body")
+
+
+def check_global_index(site, ctx) -> Verdict:
+    g = guarded(site)
+    unit, fn = site.unit, site.function
+    d = index_decl(unit, fn, g.index)
+    if isinstance(d, str):
+        return Verdict.no(d)
+    if assigned_in(unit, fn.body, g.index):
+        return Verdict.no(f"{g.index} is assigned after its declaration: it is not the plain "
+                          "global index")
+    e = norm(unit.text(d.value))
+    a = affine_of(unit, d.value)
+    if a is None or a != GLOBAL_INDEX:
+        what = f" (it is {a})" if a is not None else ""
+        return Verdict.no(f"`{g.index} = {e}` is not the global thread index "
+                          f"blockIdx.x * blockDim.x + threadIdx.x{what}")
+    return Verdict.yes(f"`{g.index} = {e}` is the global thread index")
+
+
+def _thread_dependent(unit, node) -> frozenset:
+    return frozenset(s for s in sources(unit, node) if s in _PER_THREAD or s == "?")
+
+
+def check_sole_work(site, ctx) -> Verdict:
+    g = guarded(site)
+    unit, fn = site.unit, site.function
+    body = fn.body
+    if g.stmt.parent is None or g.stmt.parent.id != body.id:
+        return Verdict.no(f"the guarded statement is nested in a "
+                          f"{g.stmt.parent.type.replace('_', ' ')}: it must be a statement of "
+                          f"{fn.name}'s body")
+    d = index_decl(unit, fn, g.index)
+    for s in statements(body):
+        if s.id == g.stmt.id or (not isinstance(d, str) and s.id == d.decl.id):
+            continue
+        line = unit.line_col(s.start_byte)[0]
+        what = f"line {line}: `{norm(unit.text(s))[:60]}`"
+        if s.type != "declaration":
+            return Verdict.no(f"{what} runs outside the guarded statement; with fewer threads "
+                              f"(or several elements per thread) it would run a different number "
+                              f"of times")
+        if not pure(unit, s):
+            return Verdict.no(f"{what} has side effects outside the guarded statement")
+    return Verdict.yes(f"{fn.name} computes the index and runs the guarded statement, nothing else")
+
+
+def check_element_private(site, ctx) -> Verdict:
+    g = guarded(site)
+    unit = site.unit
+    own = {name for name, _ in declared_names(unit, g.body)}
+    if g.index in own:
+        return Verdict.no(f"the body declares its own {g.index}")
+    for n in unit.walk(g.body):
+        b = builtin(unit, n)
+        if b is not None and b in _PER_THREAD:
+            return Verdict.no(f"the body reads {b} (line {unit.line_col(n.start_byte)[0]}): once "
+                              f"a thread handles other elements, only {g.index} may say which "
+                              "element it works on")
+        if n.type != "identifier":
+            continue
+        name = unit.text(n)
+        p = n.parent
+        if name == g.index or name in own or \
+                (p is not None and p.type == "call_expression" and
+                 p.child_by_field_name("function") is not None and
+                 p.child_by_field_name("function").id == n.id):
+            continue
+        dep = _thread_dependent(unit, n)
+        if "?" in dep:
+            return Verdict.unknown(f"cannot tell whether `{name}` depends on the thread")
+        if dep:
+            return Verdict.no(f"the body reads `{name}`, which depends on "
+                              f"{', '.join(sorted(dep))} other than through {g.index}")
+    return Verdict.yes(f"the body depends on the thread only through {g.index}")
+
+
+def check_no_early_exit(site, ctx) -> Verdict:
+    g = guarded(site)
+    unit = site.unit
+    for n in unit.walk(g.body):
+        line = unit.line_col(n.start_byte)[0]
+        if n.type in ("return_statement", "goto_statement"):
+            kw = n.type.replace("_statement", "")
+            return Verdict.no(f"the body has a {kw} (line {line}): the thread would leave before "
+                              "its other elements")
+        if n.type in ("break_statement", "continue_statement"):
+            p = n.parent
+            target = None
+            while p is not None and p.id != g.body.id:
+                if p.type in _LOOPS or (p.type == "switch_statement" and
+                                        n.type == "break_statement"):
+                    target = p
+                    break
+                p = p.parent
+            if target is None:
+                kw = n.type.replace("_statement", "")
+                return Verdict.no(f"the body has a {kw} that leaves it (line {line})")
+    return Verdict.yes("no return, goto, break or continue leaves the body")
+
+
+def check_no_barrier(site, ctx) -> Verdict:
+    g = guarded(site)
+    unit, fn = site.unit, site.function
+    for b in barriers(unit, fn):
+        if inside(b.node, g.body):
+            return Verdict.no(f"{b.kind} at line {b.line} inside the body: the rewrite changes how "
+                              "many times each thread reaches it (a deadlock on the last, ragged "
+                              "elements)")
+    for call, why in barrier_calls(unit, fn):
+        if inside(call, g.body):
+            return Verdict.no(f"line {unit.line_col(call.start_byte)[0]}: {why}: the rewrite "
+                              "changes how many times each thread reaches it")
+    for w in warp_primitives(unit, fn):
+        if inside(w.node, g.body):
+            return Verdict.no(f"warp primitive {w.name} at line {w.line} inside the body: the "
+                              "lanes of a warp would no longer run it together")
+    return Verdict.yes("no barrier or warp primitive in the body")
+
+
+_INT32 = {"int", "unsigned", "unsigned int", "signed", "signed int", "int32_t", "uint32_t",
+          "short", "unsigned short", "int16_t", "uint16_t"}
+_INT64 = {"long", "long int", "long long", "long long int", "unsigned long", "unsigned long int",
+          "unsigned long long", "unsigned long long int", "size_t", "ssize_t", "ptrdiff_t",
+          "int64_t", "uint64_t", "intptr_t", "uintptr_t", "index_t"}
+
+
+def _width(type_text: str) -> int | None:
+    t = norm(type_text.replace("const", "").replace("std::", ""))
+    if t in _INT32:
+        return 32
+    if t in _INT64:
+        return 64
+    return None
+
+
+def _bound_width(site, bound) -> tuple[int, str]:
+    """(bits, type) of the bound: the widest kernel parameter or template value it names."""
+    unit, fn = site.unit, site.function
+    params = {p.name: p for p in fn.params if p.name}
+    tparams = {t.name: t for t in fn.template_params if t.name and t.kind == "value"}
+    best = (32, "int")
+    for n in unit.walk(bound):
+        if n.type != "identifier":
+            continue
+        name = unit.text(n)
+        ty = None
+        if name in params and not params[name].pointer:
+            ty = params[name].base_type
+        elif name in tparams:
+            ty = tparams[name].type
+        w = _width(ty) if ty else None
+        if w is not None and w > best[0]:
+            best = (w, ty)
+    return best
+
+
+def check_index_type(site, ctx) -> Verdict:
+    g = guarded(site)
+    d = index_decl(site.unit, site.function, g.index)
+    if isinstance(d, str):
+        return Verdict.unknown(d)
+    n = norm(site.unit.text(g.bound))
+    if d.type_text == "auto":
+        wi, ti = 32, "auto (unsigned int, from the builtins)"
+    else:
+        wi, ti = _width(d.type_text), d.type_text
+    if wi is None:
+        return Verdict.no(f"{g.index} is a {d.type_text}, not an integer type the pass knows")
+    wn, tn = _bound_width(site, g.bound)
+    if wi < wn:
+        return Verdict.no(f"{g.index} is {ti} ({wi}-bit) but the bound {n} is {tn} ({wn}-bit): "
+                          f"the new index arithmetic would overflow before reaching {n}")
+    return Verdict.yes(f"{g.index} is {ti}, as wide as the bound {n} ({tn})")
+
+
+def check_contract(site, ctx) -> Verdict:
+    c, why = contract_of(site)
+    if c is None:
+        return Verdict.no(why)
+    return Verdict.yes(f"launch header: grid={c.grid[0]} block={c.block[0]}")
+
+
+GUARD_PRECONDITIONS = (
+    Precondition("bound-check", "pipeline",
+                 "the element-wise body is guarded by `if (i < n)` with a thread-uniform bound "
+                 "the body does not change", check_bound),
+    Precondition("global-index", "layout",
+                 "i is declared once, as the plain global index blockIdx.x * blockDim.x + "
+                 "threadIdx.x, and never assigned", check_global_index),
+    Precondition("sole-work", "pipeline",
+                 "the kernel does nothing but the guarded statement and declarations without "
+                 "side effects", check_sole_work),
+    Precondition("element-private", "layout",
+                 "the body depends on the thread only through i (no other threadIdx, blockIdx, "
+                 "gridDim)", check_element_private),
+    Precondition("no-early-exit", "pipeline",
+                 "no return, goto, break or continue leaves the body", check_no_early_exit),
+    Precondition("no-barrier", "pipeline",
+                 "no barrier or warp primitive in the body (threads would reach it a different "
+                 "number of times)", check_no_barrier),
+    Precondition("index-type", "dtype",
+                 "i is an integer type at least as wide as the bound", check_index_type),
+    Precondition("launch-contract", "hardware",
+                 "the kernel has a 1-D `// kltrans: launch` header line the pass can rewrite",
+                 check_contract),
+)
+
+STRIDE = "blockDim.x * gridDim.x"
+
+
+# ============================================================================ passes
+@dataclass(frozen=True)
+class GridStride(Pass):
+    """Turn one element per thread into a grid-stride loop over a capped grid.
+
+    Before::
+
+        // kltrans: launch add grid=ceil_div(n, 256) block=256
+        __global__ void add(const float* x, float* y, int n) {
+          int i = blockIdx.x * blockDim.x + threadIdx.x;
+          if (i < n) y[i] += x[i];
+        }
+
+    After ``grid-stride{max_blocks=1024}``::
+
+        // kltrans: launch add grid=min(ceil_div(n, 256), 1024) block=256
+        __global__ void add(const float* x, float* y, int n) {
+          for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x) y[i] += x[i];
+        }
+
+    The declaration of ``i`` moves into the loop header when it is the statement just
+    before the guard and ``i`` is not named after it (``const`` is dropped: the loop
+    advances ``i``); otherwise the loop is ``for (; i < n; i += blockDim.x * gridDim.x)``
+    and a ``const`` on the declaration is removed. The grid of the launch header is
+    capped with ``min(..., max_blocks)``; the loop covers every element whatever the
+    grid, so no runtime fact is needed.
+
+    Preconditions: bound-check (pipeline: ``if (i < n)`` with a uniform bound; an early
+    exit ``if (i >= n) return;`` is refused), global-index (layout: ``i`` is the plain
+    global index, declared once, never assigned), sole-work (pipeline: the kernel does
+    nothing but the guarded statement and declarations without side effects),
+    element-private (layout: the body uses no threadIdx/blockIdx/gridDim except through
+    ``i``), no-early-exit (pipeline: no return/goto/break/continue leaves the body),
+    no-barrier (pipeline: no barrier or warp primitive in the body: a ragged last
+    iteration would deadlock), index-type (dtype: ``i`` is an integer at least as wide
+    as ``n``), launch-contract (hardware: a 1-D ``// kltrans: launch`` header).
+
+    Options: ``max_blocks`` (1..2^31-1, or ``none`` to leave the grid uncapped; default
+    1024), ``fold`` (default true: move the declaration into the loop header when it is
+    just before the guard; false: always ``for (; i < n; ...)``).
+
+    Limits: ``i += stride`` may overflow a 32-bit ``i`` when ``n`` is within one grid of
+    INT_MAX (the same holds for any grid-stride loop).
+    """
+
+    name = "grid-stride"
+    kind = "optimize"
+    inverse = "one-per-thread"
+    anchor = GUARD
+    preconditions = GUARD_PRECONDITIONS
+
+    max_blocks: int | str = option(
+        1024, OneOf(IntRange(1, 2**31 - 1, step_values=(132, 264, 528, 1024, 2048, 4096)),
+                    Choice("none")),
+        "cap of the grid (blocks), or none to keep the grid")
+    fold: bool = option(True, Bool(), "move the index declaration into the loop header when it "
+                        "is the statement just before the guard")
+
+    def rewrite(self, site, ctx):
+        g = guarded(site)
+        unit = site.unit
+        d = index_decl(unit, site.function, g.index)
+        i, n = g.index, unit.text(g.bound)
+        prev = g.stmt.prev_named_sibling
+        later = [m for m in unit.walk(site.function.body) if m.type == "identifier" and
+                 unit.text(m) == i and m.start_byte >= g.stmt.end_byte]
+        if self.fold and not later and prev is not None and prev.id == d.decl.id and \
+                not unit.source[d.decl.end_byte:g.stmt.start_byte].strip():
+            header = f"for ({d.type_text} {i} = {unit.text(d.value)}; {i} < {n}; {i} += {STRIDE})"
+            return [Edit(d.decl.start_byte, g.cond.end_byte, header)]
+        edits = [Edit(g.stmt.start_byte, g.cond.end_byte, f"for (; {i} < {n}; {i} += {STRIDE})")]
+        if d.const is not None:
+            end = d.const.end_byte
+            while unit.source[end:end + 1] in (b" ", b"\t"):
+                end += 1
+            edits.append(Edit.delete(d.const.start_byte, end))
+        return edits
+
+    def update_contract(self, contract, site, ctx):
+        if self.max_blocks == "none":
+            return contract
+        return contract.with_(grid=(f"min({contract.grid[0]}, {self.max_blocks})",))
+
+    def inverse_for(self, site, ctx):
+        d = index_decl(site.unit, site.function, guarded(site).index)
+        return OnePerThread(const=not isinstance(d, str) and d.const is not None)
+
+
+# ------------------------------------------------------------------ one-per-thread
+LOOP = Rule(any=(Rule(pattern=f"for ($T $I = $E; $I < $N; $I += {STRIDE}) $BODY;"),
+                 Rule(pattern=f"for (; $I < $N; $I += {STRIDE}) $BODY;")),
+            inside_kernel=True, constraints={"I": {"kind": "identifier"}})
+
+
+def _rparen(node):
+    return [c for c in node.children if c.type == ")"][-1]
+
+
+def check_loop(site, ctx) -> Verdict:
+    unit, fn = site.unit, site.function
+    b = site.match.bindings
+    i = site.text("I")
+    body = b["BODY"]
+    if assigned_in(unit, body, i):
+        return Verdict.no(f"the loop body assigns {i}")
+    if "E" in b:
+        start = b["E"]
+        a = affine_of(unit, start)
+        if a is None or a != GLOBAL_INDEX:
+            return Verdict.no(f"the loop starts at `{norm(unit.text(start))}`, not at the global "
+                              "thread index blockIdx.x * blockDim.x + threadIdx.x")
+        return Verdict.yes(f"{i} runs from the global thread index by the grid size")
+    d = index_decl(unit, fn, i)
+    if isinstance(d, str):
+        return Verdict.no(d)
+    a = affine_of(unit, d.value)
+    if a is None or a != GLOBAL_INDEX:
+        return Verdict.no(f"`{i} = {norm(unit.text(d.value))}` is not the global thread index")
+    for n in unit.walk(fn.body):
+        if n.type == "identifier" and unit.text(n) == i and not inside(n, site.node) and \
+                not inside(n, d.decl):
+            line = unit.line_col(n.start_byte)[0]
+            return Verdict.no(f"{i} is used after the loop (line {line}): its final value "
+                              "would change")
+    return Verdict.yes(f"{i} runs from the global thread index by the grid size")
+
+
+def uncapped_grid(site, contract) -> tuple[str | None, str]:
+    """(the grid giving one thread per element, why) from a capped or covering grid."""
+    g = contract.grid[0]
+    got = call_parts(g, ("min",))
+    if got is not None and len(got[1]) == 2 and int_text(got[1][1]) is not None:
+        return header_expr(got[1][0]), f"grid=min({got[1][0]}, {got[1][1]}) uncapped"
+    cd = call_parts(g)
+    n = norm(site.text("N"))
+    if cd is not None and len(cd[1]) == 2 and norm(cd[1][0]) == n and \
+            norm(cd[1][1]) == norm(contract.block[0]):
+        return g, f"grid={g} already gives every element a thread"
+    return None, (f"grid={g} is neither min(G, cap) nor {cd[0] if cd else 'ceil_div'}({n}, "
+                  f"{contract.block[0]}): cannot tell which grid gives every element a thread")
+
+
+def check_covering_grid(site, ctx) -> Verdict:
+    c, why = contract_of(site)
+    if c is None:
+        return Verdict.no(why)
+    g, why = uncapped_grid(site, c)
+    return Verdict.yes(why) if g is not None else Verdict.no(why)
+
+
+@dataclass(frozen=True)
+class OnePerThread(Pass):
+    """Turn a grid-stride loop back into one element per thread, uncapping the grid.
+
+    Before::
+
+        // kltrans: launch add grid=min(ceil_div(n, 256), 1024) block=256
+        for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x) y[i] += x[i];
+
+    After ``one-per-thread``::
+
+        // kltrans: launch add grid=ceil_div(n, 256) block=256
+        int i = blockIdx.x * blockDim.x + threadIdx.x;
+        if (i < n) y[i] += x[i];
+
+    ``for (; i < n; i += blockDim.x * gridDim.x)`` becomes ``if (i < n)``. With a grid
+    that gives every element a thread the loop runs at most once per thread, so the
+    ``if`` is the same computation.
+
+    Preconditions: grid-stride-loop (layout: the loop starts at the global thread index,
+    its body does not assign ``i``, and ``i`` is not used after a loop that does not
+    declare it), covering-grid (hardware: the launch header's grid is ``min(G, cap)``,
+    restored to ``G``, or already ``ceil_div(n, block)``).
+
+    Options: ``const`` (default false): declare the restored index ``const`` (the exact
+    inverse of a ``grid-stride`` that dropped it).
+    """
+
+    name = "one-per-thread"
+    kind = "simplify"
+    inverse = "grid-stride"
+    anchor = LOOP
+    preconditions = (
+        Precondition("grid-stride-loop", "layout",
+                     "a loop from the global thread index by blockDim.x * gridDim.x whose index "
+                     "is not used after it", check_loop),
+        Precondition("covering-grid", "hardware",
+                     "the launch header's grid is min(G, cap) or ceil_div(n, block): G gives "
+                     "every element a thread", check_covering_grid),
+    )
+
+    const: bool = option(False, Bool(), "declare the restored index const")
+
+    def rewrite(self, site, ctx):
+        unit = site.unit
+        node = site.node
+        b = site.match.bindings
+        i, n = site.text("I"), site.text("N")
+        rp = _rparen(node)
+        q = "const " if self.const else ""
+        if "E" in b:
+            indent = line_indent(unit, node.start_byte)
+            text = f"{q}{site.text('T')} {i} = {site.text('E')};\n{indent}if ({i} < {n})"
+            return [Edit(node.start_byte, rp.end_byte, text)]
+        edits = [Edit(node.start_byte, rp.end_byte, f"if ({i} < {n})")]
+        d = index_decl(unit, site.function, i)
+        if self.const and d.const is None:
+            edits.append(Edit.insert(d.decl.start_byte, "const "))
+        return edits
+
+    def update_contract(self, contract, site, ctx):
+        g, _ = uncapped_grid(site, contract)
+        return contract if g is None else contract.with_(grid=(g,))
+
+    def inverse_for(self, site, ctx):
+        c, _ = contract_of(site)
+        cap = "none"
+        if c is not None:
+            got = call_parts(c.grid[0], ("min",))
+            if got is not None and len(got[1]) == 2 and int_text(got[1][1]) is not None:
+                cap = int_text(got[1][1])
+        return GridStride(max_blocks=cap, fold="E" in site.match.bindings)

@@ -1,0 +1,16 @@
+// RUN: kltrans opt -p 'coarsen{factor=2}'
+// A tanh-approximation GELU with the index written threadIdx.x first and a multi-line
+// body; the launch header uses the file's CEIL_DIV spelling.
+#define CEIL_DIV(a, b) (((a) + (b) - 1) / (b))
+// kltrans: launch gelu grid=CEIL_DIV(CEIL_DIV(n, 128), 2) block=128
+__global__ void gelu(const float* __restrict__ in, float* __restrict__ out, int n) {
+  const int tid = threadIdx.x + blockDim.x * 2 * blockIdx.x;
+  for (int c = 0; c < 2; ++c) {
+    int j = tid + c * blockDim.x;
+    if (j < n) {
+      const float v = in[j];
+      const float inner = 0.7978845608f * (v + 0.044715f * v * v * v);
+      out[j] = 0.5f * v * (1.0f + tanhf(inner));
+    }
+  }
+}

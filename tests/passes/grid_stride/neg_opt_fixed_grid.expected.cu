@@ -1,0 +1,8 @@
+// RUN: kltrans opt -p 'one-per-thread'
+// CHECK-SKIP: covering-grid: is neither min(G, cap) nor ceil_div(n, 256)
+// The grid is a fixed 528 blocks (4 per SM of a 132-SM GPU): nothing says which grid
+// would give every element its own thread.
+// kltrans: launch fill grid=528 block=256
+__global__ void fill(float* out, float value, int n) {
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x) out[i] = value;
+}

@@ -1,0 +1,87 @@
+"""The work-per-thread passes keep what a kernel computes: gated on the CPU emulator.
+
+Every positive fixture of ``grid-stride``/``one-per-thread``, ``coarsen``/``uncoarsen``
+and ``vectorize-access``/``scalarize-access`` whose kernel has the signature of the
+``scale`` test workload (``scale(const float* x, float* y, float a, float b, int n)``) is
+gated twice, input and output, with the compile and correct stages on the ``cpu``
+backend at every test size of the workload (n = 1, 1000, 100003: ragged, so the scalar
+tail of the vector kernel and the extra iterations of the grid-stride loop on its capped
+grid both run). The launch comes from each file's ``// kltrans: launch`` header, which
+the passes rewrite, so a wrong grid fails here too.
+
+Also: inputs and outputs of all their positive fixtures compile with NVRTC for sm_80
+(tests/test_pass_fixtures.py compiles them for sm_90).
+"""
+
+import os
+import re
+import shutil
+
+import pytest
+
+from kltrans.passes.fixtures import discover, run_case
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+WORKLOAD = os.path.join(HERE, "data", "workloads", "scale")
+FOLDERS = ("grid_stride", "coarsen", "vectorize_access")
+SCALE = re.compile(r'extern\s+"C"\s+__global__\s+void\s+scale\s*\(\s*const\s+float\s*\*\s*x\s*,'
+                   r'\s*float\s*\*\s*y\s*,\s*float\s+a\s*,\s*float\s+b\s*,\s*int\s+n\s*\)')
+
+
+def _mine():
+    return [c for c in discover() if not c.negative and
+            os.path.basename(os.path.dirname(c.path)) in FOLDERS]
+
+
+def _id(c):
+    return os.path.relpath(c.path, os.path.join(HERE, "passes"))
+
+
+CASES = _mine()
+GATED = [c for c in CASES if SCALE.search(open(c.path).read())]
+
+
+def test_every_pass_pair_has_a_gated_fixture():
+    folders = {os.path.basename(os.path.dirname(c.path)) for c in GATED}
+    assert folders == set(FOLDERS), f"no scale-signature fixture in {set(FOLDERS) - folders}"
+
+
+@pytest.fixture(scope="module")
+def cpu_backend(tmp_path_factory):
+    try:
+        from kltrans.gate.cpu import build  # noqa: F401
+    except ImportError as e:
+        pytest.skip(f"the CPU emulator (kltrans.gate.cpu) cannot be imported: {e}")
+    if shutil.which("g++") is None:
+        pytest.skip("the CPU emulator needs g++")
+    mp = pytest.MonkeyPatch()
+    mp.setenv("KLTRANS_CACHE_DIR", str(tmp_path_factory.getbasetemp() / "kltrans-cpu-cache"))
+    yield
+    mp.undo()
+
+
+@pytest.mark.parametrize("case", GATED, ids=_id)
+def test_input_and_output_pass_the_gate(case, cpu_backend, tmp_path):
+    from kltrans.gate.run import gate
+
+    out = run_case(case)
+    assert out.ok, "\n".join(out.messages)
+    for label, src in (("input", open(case.path, "rb").read()), ("output", out.output)):
+        path = tmp_path / f"{label}.cu"
+        path.write_bytes(src)
+        rep = gate(str(path), WORKLOAD, backend="cpu", stages=("compile", "correct"))
+        stages = {s.stage: s for s in rep.stages}
+        got = [(s.stage, s.status, s.reason) for s in rep.stages]
+        assert "correct" in stages, f"{label}: {got}"
+        for s in rep.stages:
+            assert s.status == "pass", f"{label} {s.stage}: {s.reason}"
+
+
+@pytest.mark.parametrize("case", CASES, ids=_id)
+def test_input_and_output_compile_for_sm80(case):
+    from kltrans.gate.compile import compile_source
+
+    out = run_case(case)
+    for label, src in (("input", open(case.path).read()), ("output", out.output.decode())):
+        r = compile_source(src, case.path, arch="sm_80")
+        assert r.ok, f"{label} does not compile for sm_80:\n{r.log}"
