@@ -53,6 +53,8 @@ def bench_workload(path: str, backend: str = "cuda", variants=None, vendor: bool
                 entry["profile"] = s.data["profile"]
             if s.stage == "compile" and s.data.get("resources"):
                 entry["resources"] = s.data["resources"]
+            if s.stage == "correct" and s.data.get("correct"):
+                entry["checks"] = s.data["correct"].get("checks")
         row["variants"][v] = entry
     if vendor and backend == "cuda" and wl.vendor:
         out = run_job({"kind": "vendor", "workload": wl.path, "backend": "cuda"}, timeout_s)
@@ -86,6 +88,8 @@ def _f(v, fmt: str) -> str:
 
 
 def render(rows: list) -> str:
+    if not any(e.get("profile") for r in rows for e in r["variants"].values()):
+        return render_correctness(rows)
     head = (f"{'workload':<22}{'variant':<8}{'correct':<9}{'ms':>10}{'GB/s':>8}{'TFLOP/s':>9}"
             f"{'%copy':>7}{'vendor ms':>11}{'x vendor':>9}  bar")
     lines = [head, "-" * len(head)]
@@ -113,6 +117,21 @@ def render(rows: list) -> str:
     return "\n".join(lines)
 
 
+def render_correctness(rows: list) -> str:
+    """The table without timings (CPU backend: correctness only)."""
+    head = f"{'workload':<32}{'variant':<8}{'compile':<9}{'correct':<9}{'checks':>7}{'s':>7}  reason"
+    lines = [head, "-" * len(head)]
+    for r in rows:
+        for i, (name, e) in enumerate(r["variants"].items()):
+            lines.append(f"{r['workload'] if i == 0 else '':<32}{name:<8}{e.get('compile', '-'):<9}"
+                         f"{e.get('correct', '-'):<9}{e.get('checks', ''):>7}{e.get('seconds', 0):7.1f}"
+                         f"  {e.get('reason', '')[:120]}")
+    n = sum(len(r["variants"]) for r in rows)
+    bad = sum(1 for r in rows for e in r["variants"].values() if not e.get("ok"))
+    lines.append(f"{n - bad} passed, {bad} failed")
+    return "\n".join(lines)
+
+
 def run(root: str, out_dir: str | None, heldout: bool = False, backend: str = "cuda",
         only=None) -> list:
     rows = []
@@ -120,7 +139,9 @@ def run(root: str, out_dir: str | None, heldout: bool = False, backend: str = "c
         if only and os.path.basename(d) not in only:
             continue
         rows.append(bench_workload(d, backend))
-        print(render(rows[-1:]).splitlines()[-1], flush=True)
+        for name, e in rows[-1]["variants"].items():
+            print(f"{rows[-1]['workload']}: {name}: {'ok' if e.get('ok') else 'FAILED'} "
+                  f"({e.get('seconds', 0):.1f} s)", file=__import__("sys").stderr, flush=True)
     if out_dir:
         os.makedirs(out_dir, exist_ok=True)
         with open(os.path.join(out_dir, "bench_corpus.json"), "w") as f:
