@@ -486,7 +486,7 @@ def _sites(p, unit, ctx, shape):
             continue
         try:
             known = _op_type(unit, op, b)
-        except RecursionError:
+        except Exception:  # an unreadable type is unknown; the precondition says so
             known = None
         if p.kind == "optimize" and op in ("div", "fma") and known in ("int", "pointer"):
             continue  # integer or pointer arithmetic: not a floating-point operation at all

@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from kltrans.analysis.affine import LOOP_NODE_TYPES, Affine, _resolve, _strip_parens, affine_of
+from kltrans.analysis.affine import LOOP_NODE_TYPES, Affine, _resolve, _strip_parens
 from kltrans.analysis.loops import assigned_in, loop_of
 from kltrans.analysis.verdict import Verdict
 from kltrans.match import Match, Rule

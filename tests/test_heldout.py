@@ -86,7 +86,7 @@ def test_spec(name):
     wl = load_workload(d)
     assert wl.name == name
     assert wl.kernels == {"naive": {"file": "naive.cu", "kernel": f"{name}_naive",
-                                    "name_expression": None}}
+                                    "name_expression": None, "bench_size": None}}
     assert isinstance(wl.vendor, str) and wl.vendor.strip()
     compile(wl.vendor.strip(), f"{name}/vendor", "eval")  # a Python expression
     assert list(wl.seeds) == [0, 1, 2]
