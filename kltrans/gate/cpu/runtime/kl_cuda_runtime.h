@@ -7,9 +7,11 @@
 // module). This header holds everything the kernel source itself sees:
 //
 //   * qualifiers (__global__, __device__, __forceinline__, __launch_bounds__, ...) as
-//     macros; __shared__ is left undefined on purpose: the translator rewrites every
-//     __shared__ declaration, so one it could not see is a compile error, not a silent
-//     per-process static;
+//     macros; __shared__ expands to an undeclared name on purpose: the translator
+//     rewrites every __shared__ declaration, so one it could not see (made by a macro)
+//     is a compile error at its line, not a silent per-process static;
+//   * the macro __KLTRANS_CPU_EMULATION__ (and __CUDACC__, __CUDA_ARCH__ = 800 unless
+//     given) so kernels can select portable code paths;
 //   * vector types (float4, int2, ...), dim3, make_*;
 //   * the built-in variables threadIdx/blockIdx/blockDim/gridDim, read from the current
 //     fiber, which sits at the top of its own stack slot (no thread-local storage);
@@ -56,6 +58,9 @@
 #define __KLTRANS_CPU_EMULATION__ 1
 
 // ------------------------------------------------------------------------ qualifiers
+// every __shared__ declaration the translator sees is rewritten; one it cannot see (made
+// by a macro) fails to compile with this name at its line instead of becoming a global
+#define __shared__ KLTRANS_UNTRANSLATED___shared__
 #define __global__
 #define __device__
 #define __host__
@@ -75,12 +80,35 @@
 #define CUDART_CB
 // __restrict__ is a GCC keyword already.
 
-// ------------------------------------------------------------------ host-side types
-// Host code is removed by the translator; prototypes that stay may name these.
+// ------------------------------------------------------------------ host-side API
+// Namespace-scope host functions are removed by the translator; host code that stays
+// (class members, constexpr helpers) may still name the runtime API. These stubs let it
+// compile; they are never meant to run (they report an error and do nothing).
 typedef struct CUstream_st* cudaStream_t;
 typedef struct CUevent_st* cudaEvent_t;
 typedef int cudaError_t;
-enum { cudaSuccess = 0 };
+enum { cudaSuccess = 0, cudaErrorNotSupported = 801 };
+enum cudaMemcpyKind {
+    cudaMemcpyHostToHost = 0, cudaMemcpyHostToDevice = 1, cudaMemcpyDeviceToHost = 2,
+    cudaMemcpyDeviceToDevice = 3, cudaMemcpyDefault = 4
+};
+enum cudaFuncAttribute {
+    cudaFuncAttributeMaxDynamicSharedMemorySize = 8,
+    cudaFuncAttributePreferredSharedMemoryCarveout = 9
+};
+template <class T> static inline cudaError_t cudaMalloc(T**, size_t) { return cudaErrorNotSupported; }
+static inline cudaError_t cudaFree(void*) { return cudaErrorNotSupported; }
+static inline cudaError_t cudaMemcpy(void*, const void*, size_t, cudaMemcpyKind) { return cudaErrorNotSupported; }
+static inline cudaError_t cudaMemcpyAsync(void*, const void*, size_t, cudaMemcpyKind, cudaStream_t = 0) { return cudaErrorNotSupported; }
+static inline cudaError_t cudaMemset(void*, int, size_t) { return cudaErrorNotSupported; }
+static inline cudaError_t cudaMemsetAsync(void*, int, size_t, cudaStream_t = 0) { return cudaErrorNotSupported; }
+static inline cudaError_t cudaDeviceSynchronize() { return cudaErrorNotSupported; }
+static inline cudaError_t cudaStreamSynchronize(cudaStream_t) { return cudaErrorNotSupported; }
+static inline cudaError_t cudaGetLastError() { return cudaSuccess; }
+static inline cudaError_t cudaPeekAtLastError() { return cudaSuccess; }
+static inline const char* cudaGetErrorString(cudaError_t) { return "not available on the CPU emulator"; }
+template <class T> static inline cudaError_t cudaFuncSetAttribute(T*, cudaFuncAttribute, int) { return cudaErrorNotSupported; }
+template <class T> static inline cudaError_t cudaMemcpyToSymbol(const T&, const void*, size_t, size_t = 0, cudaMemcpyKind = cudaMemcpyHostToDevice) { return cudaErrorNotSupported; }
 
 // ---------------------------------------------------------------------- vector types
 #define KL_VEC1(N, T, A) struct __attribute__((aligned(A))) N##1 { T x; };
@@ -127,9 +155,11 @@ namespace kl {
 namespace detail {
 
 // Each fiber's stack is a 2^KL_SLOT_SHIFT-byte slot aligned to its size: a guard page at
-// the bottom, the Fiber record at the top, the stack in between. The current fiber is
-// therefore found from the stack pointer alone (see cur()).
-enum { KL_SLOT_SHIFT = 17 };
+// the bottom, the Fiber record near the top, the stack below it. The current fiber is
+// therefore found from the stack pointer alone (see fiber_of()). The record sits
+// (slot index % 256) cache lines below the top of its slot, so that the records (and
+// stack tops) of a block's fibers do not all map to the same cache sets.
+enum { KL_SLOT_SHIFT = 17, KL_COLORS = 256 };
 static const uintptr_t KL_SLOT = (uintptr_t)1 << KL_SLOT_SHIFT;
 
 struct Fiber;
@@ -163,6 +193,13 @@ struct alignas(64) Fiber {
     void* uctx;  // ucontext fallback only
 };
 
+// the Fiber record of the slot holding address `a`
+static inline __attribute__((always_inline, const)) Fiber* fiber_of(uintptr_t a) {
+    uintptr_t s = a >> KL_SLOT_SHIFT;
+    return reinterpret_cast<Fiber*>(((s + 1) << KL_SLOT_SHIFT) - sizeof(Fiber) -
+                                    ((s & (KL_COLORS - 1)) << 6));
+}
+
 static inline __attribute__((always_inline, const)) Fiber* cur() {
     uintptr_t sp;
 #if defined(__x86_64__)
@@ -172,7 +209,7 @@ static inline __attribute__((always_inline, const)) Fiber* cur() {
 #else
     sp = (uintptr_t)__builtin_frame_address(0);
 #endif
-    return reinterpret_cast<Fiber*>((sp | (KL_SLOT - 1)) + 1 - sizeof(Fiber));
+    return fiber_of(sp);
 }
 
 // error codes shared with the runtime and emulator.py
@@ -207,7 +244,7 @@ struct LaunchCfg {
 struct LaunchResult {
     int code;
     int line;
-    char file[256];
+    char file[512];
     char message[1024];
     unsigned long long blocks, fibers, switches, barriers;
     double seconds;
@@ -555,7 +592,11 @@ __attribute__((noreturn)) static inline void assert_fail(const char* expr, int l
 }  // namespace detail
 }  // namespace kl
 #undef assert
+#ifdef NDEBUG
+#define assert(e) ((void)0)
+#else
 #define assert(e) ((e) ? (void)0 : ::kl::detail::assert_fail(#e, __LINE__, __FILE__))
+#endif
 
 // ------------------------------------------------------------------ memory loads
 template <class T> static inline T __ldg(const T* p) { return *p; }
@@ -758,6 +799,57 @@ static inline double normcdf(double x) { return 0.5 * erfc(-x * M_SQRT1_2); }
 static inline float norm3df(float a, float b, float c) { return sqrtf(a * a + b * b + c * c); }
 static inline float rnorm3df(float a, float b, float c) { return 1.0f / norm3df(a, b, c); }
 static inline float rhypotf(float a, float b) { return 1.0f / hypotf(a, b); }
+// inverse error functions (not in glibc): Giles' approximation refined by Newton steps
+static inline double erfinv(double x) {
+    if (!(x > -1.0 && x < 1.0)) return x == 1.0 ? INFINITY : x == -1.0 ? -INFINITY : NAN;
+    double w = -log((1.0 - x) * (1.0 + x)), p;
+    if (w < 6.25) {
+        w -= 3.125;
+        p = -3.6444120640178196996e-21;
+        p = -1.685059138182016589e-19 + p * w; p = 1.2858480715256400167e-18 + p * w;
+        p = 1.115787767802518096e-17 + p * w; p = -1.333171662854620906e-16 + p * w;
+        p = 2.0972767875968561637e-17 + p * w; p = 6.6376381343583238325e-15 + p * w;
+        p = -4.0545662729752068639e-14 + p * w; p = -8.1519341976054721522e-14 + p * w;
+        p = 2.6335093153082322977e-12 + p * w; p = -1.2975133253453532498e-11 + p * w;
+        p = -5.4154120542946279317e-11 + p * w; p = 1.051212273321532285e-09 + p * w;
+        p = -4.1126339803469836976e-09 + p * w; p = -2.9070369957882005086e-08 + p * w;
+        p = 4.2347877827932403518e-07 + p * w; p = -1.3654692000834678645e-06 + p * w;
+        p = -1.3882523362786468719e-05 + p * w; p = 0.0001867342080340571352 + p * w;
+        p = -0.00074070253416626697512 + p * w; p = -0.0060336708714301490533 + p * w;
+        p = 0.24015818242558961693 + p * w; p = 1.6536545626831027356 + p * w;
+    } else if (w < 16.0) {
+        w = sqrt(w) - 3.25;
+        p = 2.2137376921775787049e-09;
+        p = 9.0756561938885390979e-08 + p * w; p = -2.7517406297064545428e-07 + p * w;
+        p = 1.8239629214389227755e-08 + p * w; p = 1.5027403968909827627e-06 + p * w;
+        p = -4.013867526981545969e-06 + p * w; p = 2.9234449089955446044e-06 + p * w;
+        p = 1.2475304481671778723e-05 + p * w; p = -4.7318229009055733981e-05 + p * w;
+        p = 6.8284851459573175448e-05 + p * w; p = 2.4031110387097893999e-05 + p * w;
+        p = -0.0003550375203628474796 + p * w; p = 0.00095328937973738049703 + p * w;
+        p = -0.0016882755560235047313 + p * w; p = 0.0024914420961078508066 + p * w;
+        p = -0.0037512085075692412107 + p * w; p = 0.005370914553590063617 + p * w;
+        p = 1.0052589676941592334 + p * w; p = 3.0838856104922207635 + p * w;
+    } else {
+        w = sqrt(w) - 5.0;
+        p = -2.7109920616438573243e-11;
+        p = -2.5556418169965252055e-10 + p * w; p = 1.5076572693500548083e-09 + p * w;
+        p = -3.7894654401267369937e-09 + p * w; p = 7.6157012080783393804e-09 + p * w;
+        p = -1.4960026627149240478e-08 + p * w; p = 2.9147953450901080826e-08 + p * w;
+        p = -6.7711997758452339498e-08 + p * w; p = 2.2900482228026654717e-07 + p * w;
+        p = -9.9298272942317002539e-07 + p * w; p = 4.5260625972231537039e-06 + p * w;
+        p = -1.9681778105531670567e-05 + p * w; p = 7.5995277030017761139e-05 + p * w;
+        p = -0.00021503011930044477347 + p * w; p = -0.00013871931833623122026 + p * w;
+        p = 1.0103004648645343977 + p * w; p = 4.8499064014085844221 + p * w;
+    }
+    double y = p * x;
+    for (int i = 0; i < 2; ++i) y -= (erf(y) - x) / (1.1283791670955126 * exp(-y * y));
+    return y;
+}
+static inline float erfinvf(float x) { return (float)erfinv((double)x); }
+static inline double erfcinv(double x) { return erfinv(1.0 - x); }
+static inline float erfcinvf(float x) { return (float)erfinv(1.0 - (double)x); }
+static inline float normcdfinvf(float p) { return (float)(-M_SQRT2 * erfcinv(2.0 * (double)p)); }
+static inline double normcdfinv(double p) { return -M_SQRT2 * erfcinv(2.0 * p); }
 static inline float __frcp_rn(float x) { return 1.0f / x; }
 static inline float __fsqrt_rn(float x) { return sqrtf(x); }
 static inline float __frsqrt_rn(float x) { return 1.0f / sqrtf(x); }

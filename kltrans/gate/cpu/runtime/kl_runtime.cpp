@@ -7,10 +7,13 @@
 //   * A launch runs gridDim blocks on `threads` OS threads (std::thread workers). Blocks
 //     are taken from a seeded random permutation of the grid; all fibers of one block
 //     run on one worker, one at a time, switching only at barriers.
-//   * Every CUDA thread is a fiber: a 128 KiB stack slot aligned to its size (guard page
-//     at the bottom, the Fiber record at the top). The switch is kl_ctx_switch
-//     (kl_switch_x86_64.S): six pushes, a stack-pointer swap, six pops - no syscall.
-//     Other architectures (or -DKL_FORCE_UCONTEXT) use swapcontext.
+//   * Every CUDA thread is a fiber: a 128 KiB stack slot aligned to its size (a guard
+//     page at the bottom, the Fiber record near the top, offset by (slot % 256) cache
+//     lines so the records of a block do not share cache sets; at least 108 KiB of stack).
+//     The switch is kl_ctx_switch (kl_switch_x86_64.S): six pushes, a stack-pointer swap,
+//     six pops - no syscall. Other architectures (or -DKL_FORCE_UCONTEXT) use
+//     swapcontext. Stacks are mmap'd once per worker and reused (a small process-wide
+//     pool keeps them across launches).
 //   * At every barrier the next fiber is drawn uniformly at random from the ready set
 //     (splitmix64 seeded by (seed, block)), so code between two barriers runs in a random
 //     interleaving of whole thread segments; a missing barrier shows as an order-dependent
@@ -198,9 +201,7 @@ inline uint64_t splitmix(uint64_t& s) {
     return z ^ (z >> 31);
 }
 
-inline Fiber* fiber_in_slot(char* slot) {
-    return reinterpret_cast<Fiber*>(slot + KL_SLOT - sizeof(Fiber));
-}
+inline Fiber* fiber_in_slot(char* slot) { return fiber_of(reinterpret_cast<uintptr_t>(slot)); }
 
 void fmt_dim(char* buf, size_t n, unsigned x, unsigned y, unsigned z) {
     snprintf(buf, n, "(%u,%u,%u)", x, y, z);
@@ -548,7 +549,7 @@ StackArena* acquire_stacks(unsigned n) {
 void release_stacks(StackArena* a) {
     if (!a) return;
     std::lock_guard<std::mutex> lk(g_pool_mu);
-    if (g_pool.size() < 16) {
+    if (g_pool.size() < 8) {
         g_pool.push_back(a);
         return;
     }
@@ -649,7 +650,7 @@ void describe_signal(Worker* W, char* buf, size_t n, unsigned long long* pc_off,
     char* sp = static_cast<char*>(W->sig_sp);
     char* base = W->stacks ? W->stacks->base : nullptr;
     if (sp && base && sp >= base && sp < base + (size_t)W->stacks->nslots * KL_SLOT)
-        f = reinterpret_cast<Fiber*>((reinterpret_cast<uintptr_t>(sp) | (KL_SLOT - 1)) + 1 - sizeof(Fiber));
+        f = fiber_of(reinterpret_cast<uintptr_t>(sp));
     char who[128] = "";
     if (f) {
         Names nm = names_of(f);
@@ -671,7 +672,8 @@ void describe_signal(Worker* W, char* buf, size_t n, unsigned long long* pc_off,
     }
     if (guard) {
         snprintf(buf, n, "%s: fiber stack overflow (%zu KiB per CUDA thread)%s%s", sname,
-                 (size_t)(KL_SLOT - PAGE - sizeof(Fiber)) / 1024, who[0] ? " in " : "", who);
+                 (size_t)(KL_SLOT - PAGE - sizeof(Fiber) - 64 * KL_COLORS) / 1024,
+                 who[0] ? " in " : "", who);
     } else if (W->sig_no == SIGFPE) {
         snprintf(buf, n, "%s: arithmetic exception (integer division by zero?)%s%s", sname,
                  who[0] ? " in " : "", who);
@@ -974,19 +976,36 @@ KL_EXPORT int kl_rt_run_grid(const LaunchCfg* cfg, void (*thread_main)(void*), v
         std::unique_lock<std::mutex> lk(L->mu);
         if (!L->cv.wait_until(lk, deadline, [&] { return L->finished == T; })) timed_out = true;
     }
+    bool stuck = false;
     if (timed_out) {
         int expected = 0;
         L->abort.compare_exchange_strong(expected, KL_TIMEOUT);
+        auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(10);
         for (;;) {
             {
                 std::unique_lock<std::mutex> lk(L->mu);
                 if (L->finished == T) break;
+            }
+            if (std::chrono::steady_clock::now() > give_up) {
+                stuck = true;
+                break;
             }
             for (auto& t : workers) pthread_kill(t.native_handle(), timeout_signal());
             std::unique_lock<std::mutex> lk(L->mu);
             L->cv.wait_for(lk, std::chrono::milliseconds(5), [&] { return L->finished == T; });
         }
         record_error(L, KL_TIMEOUT, 0, nullptr, "the launch did not finish in time", 0, "");
+    }
+    if (stuck) {
+        // a worker ignores the abort signal: leave it (and the launch state it uses)
+        // behind; this process should be discarded
+        for (auto& t : workers) t.detach();
+        res->code = KL_TIMEOUT;
+        snprintf(res->message, sizeof res->message,
+                 "the launch did not finish within %.3g s and a worker thread could not be "
+                 "stopped; discard this process", cfg->timeout_s);
+        res->seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        return res->code;
     }
     for (auto& t : workers) t.join();
     uninstall_handlers();
@@ -1040,4 +1059,9 @@ KL_EXPORT int kl_rt_uses_ucontext() {
 #else
     return 0;
 #endif
+}
+
+// struct sizes, checked by emulator.py against its ctypes mirrors
+KL_EXPORT unsigned long long kl_rt_struct_sizes() {
+    return ((unsigned long long)sizeof(LaunchCfg) << 32) | sizeof(LaunchResult);
 }
