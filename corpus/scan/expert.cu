@@ -1,26 +1,34 @@
-// kltrans: launch scan grid=ceil_div(n, 4096) block=256
+// kltrans: launch scan grid=ceil_div(n, 8192) block=256
 // scan expert: inclusive prefix sum of int32, out[i] = in[0] + ... + in[i], wrapping on
 // overflow (all sums are done in unsigned arithmetic).
 // Mechanisms: single pass with decoupled look-back (Merrill & Garland, "Single-pass
 // Parallel Prefix Scan with Decoupled Look-back", 2016): each block takes the next tile
-// of 4096 elements from a dynamic tile counter (atomicAdd on scratch[0]), so every tile
-// it waits on belongs to a block that is already running and look-back cannot deadlock;
-// it publishes its tile aggregate, then looks back over the predecessors' status words
-// (scratch[1 + t]: flag in the high 32 bits, 1 = aggregate, 2 = inclusive prefix, value
-// in the low 32 bits; one 64-bit word so flag and value are read together) one warp at
-// a time, 32 predecessors per step, until it meets an inclusive prefix, and publishes
-// its own inclusive prefix. Inside a tile: 16 elements per thread as four 16-byte int4
-// loads and stores, warp-striped so every access is coalesced; thread-local scans of
-// each int4, warp scans of the int4 totals with __shfl_up_sync, and a block scan of the
-// 8 warp totals through shared memory. The last (partial) tile and unaligned buffers
-// take a scalar, bounds-checked path with the same layout.
+// of 8192 elements (256 threads x 32) from a dynamic tile counter (atomicAdd on
+// scratch[0]), so every tile it waits on belongs to a block that is already running and
+// look-back cannot deadlock (scratch holds a word per 4096 elements: half of it is used);
+// it publishes its tile aggregate right after the block reduction, before the
+// per-thread results are formed, then warp 0 looks back over the predecessors' status
+// words (scratch[1 + t]: flag in the high 32 bits, 1 = aggregate, 2 = inclusive prefix,
+// value in the low 32 bits; one 64-bit volatile word, so flag and value are read and
+// written together and no fence is needed), 64 predecessors per step (2 coalesced
+// words per lane), waiting only until every word up to the nearest inclusive prefix is
+// published, summing with __reduce_add_sync, then publishes its own inclusive prefix.
+// Inside a tile: 32 elements per thread as eight 16-byte int4 streaming loads (__ldcs),
+// all issued before the scan, and eight int4 streaming stores (__stcs), warp-striped so
+// every access is coalesced; thread-local scans of each int4, warp scans of the int4
+// totals with __shfl_up_sync, and a block scan of the 8 warp totals through shared
+// memory. __launch_bounds__(256, 3): up to 85 registers (NVRTC spills at the 64 of 4 blocks), 3 blocks per SM.
+// The last (partial) tile and unaligned buffers take a scalar, bounds-checked path with
+// the same layout.
 #include <stdint.h>
 
 #define SC_THREADS 256
 #define SC_WARPS (SC_THREADS / 32)
-#define SC_UNITS 4                        // int4 per thread
-#define SC_WARP_ITEMS (32 * SC_UNITS * 4)  // 512 elements per warp
-#define SC_TILE (SC_WARPS * SC_WARP_ITEMS) // 4096 elements per tile
+#define SC_UNITS 8                        // int4 per thread
+#define SC_WARP_ITEMS (32 * SC_UNITS * 4)  // 1024 elements per warp
+#define SC_TILE (SC_WARPS * SC_WARP_ITEMS) // 8192 elements per tile
+#define SC_LOOK_SLOTS 2                   // status words per lane per look-back step
+#define SC_LOOK (32 * SC_LOOK_SLOTS)       // 64 predecessors per step
 #define SC_FLAG_AGGREGATE 1ull
 #define SC_FLAG_INCLUSIVE 2ull
 
@@ -30,7 +38,7 @@ __device__ __forceinline__ void sc_publish(unsigned long long* status, unsigned 
     *reinterpret_cast<volatile unsigned long long*>(status) = (flag << 32) | value;
 }
 
-extern "C" __global__ void __launch_bounds__(SC_THREADS)
+extern "C" __global__ void __launch_bounds__(SC_THREADS, 3)
 scan(const int* __restrict__ in, int* __restrict__ out, int n,
      unsigned long long* __restrict__ scratch)
 {
@@ -60,7 +68,7 @@ scan(const int* __restrict__ in, int* __restrict__ out, int n,
         const int4* __restrict__ src = reinterpret_cast<const int4*>(in + warp_base);
 #pragma unroll
         for (int k = 0; k < SC_UNITS; ++k) {
-            const int4 t = __ldg(src + k * 32 + lane);
+            const int4 t = __ldcs(src + k * 32 + lane);
             v[k][0] = (unsigned int)t.x;
             v[k][1] = (unsigned int)t.y;
             v[k][2] = (unsigned int)t.z;
@@ -121,27 +129,48 @@ scan(const int* __restrict__ in, int* __restrict__ out, int n,
             if (lane == 0) {
                 sc_publish(status + tile, SC_FLAG_AGGREGATE, aggregate);
             }
-            long long window = (long long)tile - 1;  // nearest predecessor, seen by lane 0
+            // window of SC_LOOK predecessors per step: lane l, slot j reads the tile at
+            // distance d = l + 32 j + 1 (32 consecutive words per slot, coalesced)
+            long long window = (long long)tile - 1;  // distance 1 = nearest predecessor
             while (true) {
-                const long long idx = window - lane;
-                unsigned long long st;
+                unsigned long long st[SC_LOOK_SLOTS];
+                int first_inc;   // smallest distance index holding an inclusive prefix
+                int first_zero;  // smallest distance index not yet published
                 do {
-                    st = idx >= 0
-                        ? *reinterpret_cast<volatile unsigned long long*>(status + idx)
-                        : (SC_FLAG_INCLUSIVE << 32);  // before tile 0: an empty prefix
-                } while (__any_sync(0xffffffffu, (st >> 32) == 0ull));
-                const unsigned int inclusive = __ballot_sync(0xffffffffu, (st >> 32) == SC_FLAG_INCLUSIVE);
-                const int stop = inclusive ? __ffs(inclusive) - 1 : 31;
-                unsigned int part = lane <= stop ? (unsigned int)st : 0u;
 #pragma unroll
-                for (int off = 16; off > 0; off >>= 1) {
-                    part += __shfl_xor_sync(0xffffffffu, part, off);
+                    for (int j = 0; j < SC_LOOK_SLOTS; ++j) {
+                        const long long idx = window - (lane + 32 * j);
+                        st[j] = idx >= 0
+                            ? *reinterpret_cast<volatile unsigned long long*>(status + idx)
+                            : (SC_FLAG_INCLUSIVE << 32);  // before tile 0: an empty prefix
+                    }
+                    first_inc = SC_LOOK;
+                    first_zero = SC_LOOK;
+#pragma unroll
+                    for (int j = SC_LOOK_SLOTS - 1; j >= 0; --j) {
+                        const unsigned int inc = __ballot_sync(0xffffffffu, (st[j] >> 32) == SC_FLAG_INCLUSIVE);
+                        const unsigned int zero = __ballot_sync(0xffffffffu, (st[j] >> 32) == 0ull);
+                        if (inc) {
+                            first_inc = 32 * j + __ffs(inc) - 1;
+                        }
+                        if (zero) {
+                            first_zero = 32 * j + __ffs(zero) - 1;
+                        }
+                    }
+                    // usable once every word up to the first inclusive one (or the whole
+                    // window) is published; an inclusive prefix at distance d implies all
+                    // tiles before it have published, so words beyond it do not matter
+                } while (first_zero < first_inc);
+                unsigned int part = 0u;
+#pragma unroll
+                for (int j = 0; j < SC_LOOK_SLOTS; ++j) {
+                    part += lane + 32 * j <= first_inc ? (unsigned int)st[j] : 0u;
                 }
-                prefix += part;
-                if (inclusive) {
+                prefix += __reduce_add_sync(0xffffffffu, part);
+                if (first_inc < SC_LOOK) {
                     break;
                 }
-                window -= 32;
+                window -= SC_LOOK;
             }
             if (lane == 0) {
                 sc_publish(status + tile, SC_FLAG_INCLUSIVE, prefix + aggregate);
@@ -164,7 +193,7 @@ scan(const int* __restrict__ in, int* __restrict__ out, int n,
             t.y = (int)(b + v[k][1]);
             t.z = (int)(b + v[k][2]);
             t.w = (int)(b + v[k][3]);
-            dst[k * 32 + lane] = t;
+            __stcs(dst + k * 32 + lane, t);
         }
     } else {
 #pragma unroll

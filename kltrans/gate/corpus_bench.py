@@ -142,10 +142,10 @@ def run(root: str, out_dir: str | None, heldout: bool = False, backend: str = "c
         for name, e in rows[-1]["variants"].items():
             print(f"{rows[-1]['workload']}: {name}: {'ok' if e.get('ok') else 'FAILED'} "
                   f"({e.get('seconds', 0):.1f} s)", file=__import__("sys").stderr, flush=True)
-    if out_dir:
-        os.makedirs(out_dir, exist_ok=True)
-        with open(os.path.join(out_dir, "bench_corpus.json"), "w") as f:
-            json.dump(rows, f, indent=2)
-        with open(os.path.join(out_dir, "bench_corpus.txt"), "w") as f:
-            f.write(render(rows) + "\n")
+        if out_dir:  # written after every workload: an interrupted run keeps what it measured
+            from kltrans.syntax.files import atomic_write
+
+            os.makedirs(out_dir, exist_ok=True)
+            atomic_write(os.path.join(out_dir, "bench_corpus.json"), json.dumps(rows, indent=2))
+            atomic_write(os.path.join(out_dir, "bench_corpus.txt"), render(rows) + "\n")
     return rows

@@ -44,6 +44,15 @@ def module(workload, variant, kernel):
     return build(unit, kernel)
 
 
+def contract_launch(workload, variant, kernel, env):
+    """(grid, block) from the kernel file's own launch contract."""
+    from kltrans.syntax.contract import contracts
+
+    unit = load(os.path.join(CORPUS, workload, f"{variant}.cu"))[0]
+    grid, block, _ = contracts(unit)[kernel].evaluate(env)
+    return grid, block
+
+
 def launch(m, grid, block, named, **kw):
     missing = [p for p in m.param_names if p not in named]
     assert not missing, f"{m.kernel}: no test value for parameters {missing}"
@@ -104,9 +113,8 @@ def test_layernorm_bf16(variant, kernel):
         y = np.full((rows, cols), 0xFFFF, np.uint16)
         mean = np.full(rows, np.nan, np.float32)
         rstd = np.full(rows, np.nan, np.float32)
-        grid = cdiv(rows, 256) if variant == NAIVE else \
-            cdiv(rows, max(1, 8 // cdiv(cols, 1024)))
-        launch(m, grid, 256, {"x": xb, "weight": wb, "bias": bb, "y": y, "mean": mean,
+        grid, block = contract_launch("layernorm", variant, kernel, {"rows": rows, "cols": cols})
+        launch(m, grid, block, {"x": xb, "weight": wb, "bias": bb, "y": y, "mean": mean,
                               "rstd": rstd, "rows": rows, "cols": cols, "eps": eps})
         x = bf16_to_f32(xb).astype(np.float64)
         mu = x.mean(1)
