@@ -90,7 +90,7 @@ def _f(v, fmt: str) -> str:
 def render(rows: list) -> str:
     if not any(e.get("profile") for r in rows for e in r["variants"].values()):
         return render_correctness(rows)
-    head = (f"{'workload':<22}{'variant':<8}{'correct':<9}{'ms':>10}{'GB/s':>8}{'TFLOP/s':>9}"
+    head = (f"{'workload':<32}{'variant':<8}{'correct':<9}{'ms':>10}{'GB/s':>8}{'TFLOP/s':>9}"
             f"{'%copy':>7}{'vendor ms':>11}{'x vendor':>9}  bar")
     lines = [head, "-" * len(head)]
     for r in rows:
@@ -105,15 +105,15 @@ def render(rows: list) -> str:
             roof = None if not p.get("roofline") else 100 * p["roofline"]
             vms = v.get("ms") if i == 0 else None
             lines.append(
-                f"{r['workload'] if i == 0 else '':<22}{name:<8}{e.get('correct', '-'):<9}"
+                f"{r['workload'] if i == 0 else '':<32}{name:<8}{e.get('correct', '-'):<9}"
                 f"{_f(ms, '.4f'):>10}{_f(p.get('gbps'), '.0f'):>8}{_f(p.get('tflops'), '.2f'):>9}"
                 f"{_f(roof, '.0f'):>6}{'%' if roof is not None else ' '}{_f(vms, '.4f'):>11}"
                 f"{_f(xv, '.2f'):>9}  {bar}")
             if e.get("reason"):
-                lines.append(f"{'':<30}{e['reason'][:150]}")
+                lines.append(f"{'':<40}{e['reason'][:150]}")
             if p.get("size") and p["size"] != r.get("bench_size"):
                 sz = ", ".join(f"{k}={v}" for k, v in p["size"].items())
-                lines.append(f"{'':<30}(timed at its own bench size {sz})")
+                lines.append(f"{'':<40}(timed at its own bench size {sz})")
     return "\n".join(lines)
 
 
