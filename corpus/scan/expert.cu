@@ -1,34 +1,40 @@
-// kltrans: launch scan grid=ceil_div(n, 8192) block=256
+// kltrans: launch scan grid=ceil_div(n, 16384) block=256
 // scan expert: inclusive prefix sum of int32, out[i] = in[0] + ... + in[i], wrapping on
 // overflow (all sums are done in unsigned arithmetic).
 // Mechanisms: single pass with decoupled look-back (Merrill & Garland, "Single-pass
 // Parallel Prefix Scan with Decoupled Look-back", 2016): each block takes the next tile
-// of 8192 elements (256 threads x 32) from a dynamic tile counter (atomicAdd on
+// of 16384 elements (256 threads x 64) from a dynamic tile counter (atomicAdd on
 // scratch[0]), so every tile it waits on belongs to a block that is already running and
-// look-back cannot deadlock (scratch holds a word per 4096 elements: half of it is used);
+// look-back cannot deadlock (scratch holds a word per 4096 elements: a quarter of it is used);
 // it publishes its tile aggregate right after the block reduction, before the
 // per-thread results are formed, then warp 0 looks back over the predecessors' status
 // words (scratch[1 + t]: flag in the high 32 bits, 1 = aggregate, 2 = inclusive prefix,
 // value in the low 32 bits; one 64-bit volatile word, so flag and value are read and
-// written together and no fence is needed), 64 predecessors per step (2 coalesced
+// written together and no fence is needed), 128 predecessors per step (4 coalesced
 // words per lane), waiting only until every word up to the nearest inclusive prefix is
 // published, summing with __reduce_add_sync, then publishes its own inclusive prefix.
-// Inside a tile: 32 elements per thread as eight 16-byte int4 streaming loads (__ldcs),
-// all issued before the scan, and eight int4 streaming stores (__stcs), warp-striped so
+// Why these sizes: the inclusive prefix a tile finds is typically about as many tiles
+// back as are in flight (its nearer predecessors are still looking back), and each
+// window step is one L2 round trip, so tiles per second are bounded by about window /
+// latency; 16384-element tiles halve the tiles needed per second and the 128-wide
+// window doubles the bound (the 8192 x 64 version ran at 64% of copy, chain-bound).
+// Inside a tile: 64 elements per thread as sixteen 16-byte int4 streaming loads (__ldcs),
+// all issued before the scan, and sixteen int4 streaming stores (__stcs), warp-striped so
 // every access is coalesced; thread-local scans of each int4, warp scans of the int4
 // totals with __shfl_up_sync, and a block scan of the 8 warp totals through shared
-// memory. __launch_bounds__(256, 3): up to 85 registers (NVRTC spills at the 64 of 4 blocks), 3 blocks per SM.
+// memory. __launch_bounds__(256, 2): up to 128 registers (127 used, no spills), 2 blocks
+// per SM = 128 KiB of loads in flight per SM (3 x 32 KiB before).
 // The last (partial) tile and unaligned buffers take a scalar, bounds-checked path with
 // the same layout.
 #include <stdint.h>
 
 #define SC_THREADS 256
 #define SC_WARPS (SC_THREADS / 32)
-#define SC_UNITS 8                        // int4 per thread
-#define SC_WARP_ITEMS (32 * SC_UNITS * 4)  // 1024 elements per warp
-#define SC_TILE (SC_WARPS * SC_WARP_ITEMS) // 8192 elements per tile
-#define SC_LOOK_SLOTS 2                   // status words per lane per look-back step
-#define SC_LOOK (32 * SC_LOOK_SLOTS)       // 64 predecessors per step
+#define SC_UNITS 16                       // int4 per thread
+#define SC_WARP_ITEMS (32 * SC_UNITS * 4)  // 2048 elements per warp
+#define SC_TILE (SC_WARPS * SC_WARP_ITEMS) // 16384 elements per tile
+#define SC_LOOK_SLOTS 4                   // status words per lane per look-back step
+#define SC_LOOK (32 * SC_LOOK_SLOTS)       // 128 predecessors per step
 #define SC_FLAG_AGGREGATE 1ull
 #define SC_FLAG_INCLUSIVE 2ull
 
@@ -38,7 +44,7 @@ __device__ __forceinline__ void sc_publish(unsigned long long* status, unsigned 
     *reinterpret_cast<volatile unsigned long long*>(status) = (flag << 32) | value;
 }
 
-extern "C" __global__ void __launch_bounds__(SC_THREADS, 3)
+extern "C" __global__ void __launch_bounds__(SC_THREADS, 2)
 scan(const int* __restrict__ in, int* __restrict__ out, int n,
      unsigned long long* __restrict__ scratch)
 {
@@ -62,7 +68,7 @@ scan(const int* __restrict__ in, int* __restrict__ out, int n,
     const bool vec_ok = tile_base + SC_TILE <= count &&
                         (((uintptr_t)in | (uintptr_t)out) & 15u) == 0;
 
-    // unit u = k * 32 + lane of the warp's 512 elements covers elements 4u .. 4u + 3
+    // unit u = k * 32 + lane of the warp's 2048 elements covers elements 4u .. 4u + 3
     unsigned int v[SC_UNITS][4];
     if (vec_ok) {
         const int4* __restrict__ src = reinterpret_cast<const int4*>(in + warp_base);
