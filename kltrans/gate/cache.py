@@ -26,7 +26,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import tempfile
+from kltrans.syntax.files import atomic_write
 
 FORMAT = 1  # bump when the record layout changes; older records become misses
 
@@ -48,22 +48,6 @@ def entry_paths(key: str, root: str | None = None) -> tuple[str, str]:
         raise ValueError(f"bad cache key {key!r}")
     d = os.path.join(root or cache_root(), "nvrtc", key[:2])
     return os.path.join(d, key + ".json"), os.path.join(d, key + ".cubin")
-
-
-def _atomic_write(path: str, data: bytes) -> None:
-    d = os.path.dirname(path)
-    os.makedirs(d, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=d, prefix="." + os.path.basename(path) + ".", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
 
 
 def load(key: str, root: str | None = None) -> tuple[dict, bytes | None] | None:
@@ -104,8 +88,8 @@ def store(key: str, record: dict, cubin: bytes | None, root: str | None = None) 
     data = json.dumps(rec, sort_keys=True).encode("utf-8")
     try:
         if cubin is not None:
-            _atomic_write(cpath, cubin)
-        _atomic_write(jpath, data)
+            atomic_write(cpath, cubin, durable=False)
+        atomic_write(jpath, data, durable=False)
     except OSError:
         return False
     return True

@@ -67,6 +67,7 @@ from kltrans.gate import cache as _cache
 from kltrans.syntax.diagnostics import Diagnostic, Location
 from kltrans.syntax.edits import Edit, splice
 from kltrans.syntax.unit import parse
+from kltrans.syntax.cuda import cuda_qualifier_macros, head_words
 
 if TYPE_CHECKING:  # pragma: no cover
     from tree_sitter import Node
@@ -460,31 +461,6 @@ class OffsetMap:
         return offset - delta
 
 
-def _cuda_macros(unit: "Unit") -> set[str]:
-    """Names of macros that expand (directly or through another) to __device__/__global__."""
-    defs = {}
-    for n in unit.walk():
-        if n.type in ("preproc_def", "preproc_function_def"):
-            name = n.child_by_field_name("name")
-            value = n.child_by_field_name("value")
-            if name is not None and value is not None:
-                defs[unit.text(name)] = set(_WORD.findall(unit.text(value)))
-    found = {k for k, words in defs.items() if words & _CUDA_WORDS}
-    changed = True
-    while changed:
-        changed = False
-        for k, words in defs.items():
-            if k not in found and words & found:
-                found.add(k)
-                changed = True
-    return found
-
-
-def _head_words(unit: "Unit", node: "Node", declarator: "Node | None") -> set[str]:
-    end = declarator.start_byte if declarator is not None else node.end_byte
-    return set(_WORD.findall(unit.text((node.start_byte, end))))
-
-
 def _head_has_error(node: "Node", declarator: "Node | None") -> bool:
     for c in node.children:
         if declarator is not None and c.start_byte >= declarator.start_byte:
@@ -547,7 +523,7 @@ def _strip(unit: "Unit", path_for_changes: str, resolve_include) -> tuple[bytes,
     edits: list[Edit] = []
     spans: list[tuple[int, int]] = []
     changes: list[Change] = []
-    macros = _cuda_macros(unit)
+    macros = cuda_qualifier_macros(unit)
     removed_names: set[str] = set()
     device_names: set[str] = set()
 
@@ -568,7 +544,7 @@ def _strip(unit: "Unit", path_for_changes: str, resolve_include) -> tuple[bytes,
         in_class = not in_ns and _class_scope(f.outer)
         if not (in_ns or in_class) or _head_has_error(f.node, decl):
             continue
-        head = _head_words(unit, f.node, decl)
+        head = head_words(unit, f.node, decl)
         if head & macros:
             device_names.add(f.name)
             continue
@@ -604,7 +580,7 @@ def _strip(unit: "Unit", path_for_changes: str, resolve_include) -> tuple[bytes,
             if not decls:
                 continue
             first = decls[0]
-            if _head_words(unit, n, first) & macros:
+            if head_words(unit, n, first) & macros:
                 continue
             funcs = [_declarator_is_function(d) for d in decls]
             names = ", ".join(_declared_name(unit, d) for d in decls)
@@ -643,7 +619,7 @@ def _strip(unit: "Unit", path_for_changes: str, resolve_include) -> tuple[bytes,
             decls = target.children_by_field_name("declarator")
             if not decls or not all(_declarator_is_function(d) for d in decls):
                 continue
-            if _head_words(unit, target, decls[0]) & macros:
+            if head_words(unit, target, decls[0]) & macros:
                 continue
             names = ", ".join(_declared_name(unit, d) for d in decls)
             remove(outer, "host-member" if t == "field_declaration" else "host-declaration",

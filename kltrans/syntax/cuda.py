@@ -567,3 +567,33 @@ def find_pragmas(unit: "Unit") -> list[Pragma]:
 def pragmas_for(unit: "Unit", node: "Node") -> list[Pragma]:
     """The pragmas that apply to ``node`` (e.g. ``#pragma unroll`` before a loop)."""
     return [p for p in unit.pragmas if p.target is not None and p.target.id == node.id]
+
+
+# ------------------------------------------------------------------ macro heads
+_WORD_RE = re.compile(r"[A-Za-z_]\w*")
+_CUDA_SPACE_WORDS = {"__device__", "__global__"}
+
+
+def cuda_qualifier_macros(unit: "Unit") -> set[str]:
+    """Names of macros that expand (directly or through another) to __device__/__global__."""
+    defs = {}
+    for n in unit.nodes_of_type("preproc_def") + unit.nodes_of_type("preproc_function_def"):
+        name = n.child_by_field_name("name")
+        value = n.child_by_field_name("value")
+        if name is not None and value is not None:
+            defs[unit.text(name)] = set(_WORD_RE.findall(unit.text(value)))
+    found = {k for k, words in defs.items() if words & _CUDA_SPACE_WORDS}
+    changed = True
+    while changed:
+        changed = False
+        for k, words in defs.items():
+            if k not in found and words & found:
+                found.add(k)
+                changed = True
+    return found
+
+
+def head_words(unit: "Unit", node: "Node", declarator: "Node | None") -> set[str]:
+    """The identifiers in a declaration's head (before its declarator)."""
+    end = declarator.start_byte if declarator is not None else node.end_byte
+    return set(_WORD_RE.findall(unit.text((node.start_byte, end))))

@@ -8,16 +8,20 @@ import os
 import tempfile
 
 
-def atomic_write(path: str, data: str | bytes, mode: int | None = None) -> None:
+def atomic_write(path: str, data: str | bytes, mode: int | None = None,
+                 durable: bool = True) -> None:
+    """Write ``data`` to ``path`` atomically; ``durable=False`` skips the fsync (caches)."""
     if isinstance(data, str):
         data = data.encode("utf-8")
     directory = os.path.dirname(os.path.abspath(path)) or "."
+    os.makedirs(directory, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=".kltrans-", suffix=".tmp", dir=directory)
     try:
         with os.fdopen(fd, "wb") as f:
             f.write(data)
             f.flush()
-            os.fsync(f.fileno())
+            if durable:
+                os.fsync(f.fileno())
         if mode is None and os.path.exists(path):
             mode = os.stat(path).st_mode & 0o7777
         os.chmod(tmp, mode if mode is not None else 0o644)

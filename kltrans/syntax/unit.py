@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Iterator
 
 from kltrans.syntax.diagnostics import Diagnostic, InputError, Location
-from kltrans.syntax.normalize import Normalization, normalize
+from kltrans.syntax.normalize import normalize
 
 if TYPE_CHECKING:  # pragma: no cover
     from tree_sitter import Node, Tree

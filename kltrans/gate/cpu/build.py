@@ -33,6 +33,7 @@ import time
 from dataclasses import dataclass
 
 from kltrans.gate.cpu.translate import EmulationError, Translation
+from kltrans.syntax.files import atomic_write
 
 KEY_SCHEME = 1
 RUNTIME_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "runtime")
@@ -91,22 +92,6 @@ def _file_sha(path: str) -> str:
         for chunk in iter(lambda: f.read(1 << 20), b""):
             h.update(chunk)
     return h.hexdigest()
-
-
-def _atomic_write(path: str, data: bytes) -> None:
-    d = os.path.dirname(path)
-    os.makedirs(d, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=d, prefix="." + os.path.basename(path) + ".", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
 
 
 def _workdir(root: str) -> str:
@@ -294,7 +279,7 @@ def compile_translation(t: Translation, extra_flags=()) -> Built:
             rec = {"scheme": KEY_SCHEME, "key": key, "ok": True, "size": size, "sha256": digest,
                    "log": log[-20000:], "seconds": seconds, "kernel": t.kernel,
                    "name_expression": t.name_expression}
-        _atomic_write(jpath, json.dumps(rec, indent=1).encode("utf-8"))
+        atomic_write(jpath, json.dumps(rec, indent=1).encode("utf-8"), durable=False)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     return Built(key, spath if rec["ok"] else None, rec, False)

@@ -47,13 +47,13 @@ What changes:
 from __future__ import annotations
 
 import os
-import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from kltrans.syntax.cuda import enclosing_function, find_functions
 from kltrans.syntax.edits import Edit, splice
 from kltrans.syntax.unit import parse
+from kltrans.syntax.cuda import cuda_qualifier_macros, head_words
 
 if TYPE_CHECKING:  # pragma: no cover
     from tree_sitter import Node
@@ -260,31 +260,6 @@ def _in_function(node: "Node") -> bool:
     return False
 
 
-def _cuda_macros(unit: "Unit") -> set[str]:
-    """Names of macros that expand (directly or through another) to __device__/__global__."""
-    word = re.compile(r"[A-Za-z_]\w*")
-    defs = {}
-    for n in unit.nodes_of_type("preproc_def") + unit.nodes_of_type("preproc_function_def"):
-        name = n.child_by_field_name("name")
-        value = n.child_by_field_name("value")
-        if name is not None and value is not None:
-            defs[unit.text(name)] = set(word.findall(unit.text(value)))
-    found = {k for k, words in defs.items() if words & _CUDA_WORDS}
-    changed = True
-    while changed:
-        changed = False
-        for k, words in defs.items():
-            if k not in found and words & found:
-                found.add(k)
-                changed = True
-    return found
-
-
-def _head_words(unit: "Unit", node: "Node", declarator: "Node | None") -> set[str]:
-    end = declarator.start_byte if declarator is not None else node.end_byte
-    return set(re.findall(r"[A-Za-z_]\w*", unit.text((node.start_byte, end))))
-
-
 def _outer_of(node: "Node") -> "Node":
     outer = node
     if outer.parent is not None and outer.parent.type == "template_declaration":
@@ -386,7 +361,7 @@ class _UnitTranslator:
 
     def remove_host_code(self) -> None:
         unit = self.unit
-        macros = _cuda_macros(unit)
+        macros = cuda_qualifier_macros(unit)
         removed_names: set[str] = set()
         device_names: set[str] = set()
         for f in find_functions(unit):
@@ -399,7 +374,7 @@ class _UnitTranslator:
             if any(c.type == "ERROR" for c in f.node.children if decl is None
                    or c.start_byte < decl.start_byte):
                 continue
-            words = _head_words(unit, f.node, decl)
+            words = head_words(unit, f.node, decl)
             if words & macros:
                 device_names.add(f.name)
                 continue
@@ -419,9 +394,9 @@ class _UnitTranslator:
                 continue
             words = {unit.text(c) for c in n.children if c.type != "ERROR"}
             if words & (_CUDA_WORDS | {"__host__"} | _MEMSPACE) or \
-                    _head_words(unit, n, decls[0]) & macros:
+                    head_words(unit, n, decls[0]) & macros:
                 continue
-            if "__host__" in _head_words(unit, n, decls[0]):
+            if "__host__" in head_words(unit, n, decls[0]):
                 continue
             names = [unit.text(i) for i in (_declared_identifier(d) for d in decls) if i]
             if any(nm in device_names for nm in names):
