@@ -369,6 +369,7 @@ def cmd_pass_info(args) -> int:
     a = cls.anchor
     anchor = {k: v for k, v in (("pattern", a.pattern), ("kind", a.kind), ("query", a.query))
               if v}
+    anchor["rule"] = a.describe()
     if args.json:
         print(json.dumps({"name": cls.name, "kind": cls.kind, "inverse": cls.inverse,
                           "doc": inspect.cleandoc(cls.__doc__), "anchor": anchor,

@@ -169,6 +169,27 @@ class Rule:
             kw[k] = value
         return cls(**kw)
 
+    def describe(self) -> str:
+        """A one-line summary of the rule (for ``kltrans pass-info``)."""
+        parts = []
+        for key in ("pattern", "kind", "regex", "query"):
+            v = getattr(self, key)
+            if v is not None:
+                parts.append(f"{key} {v!r}")
+        if self.inside_kernel:
+            parts.append("inside a __global__ function")
+        for key in ("inside", "not_inside", "has", "not_has", "follows", "precedes", "not_"):
+            v = getattr(self, key)
+            if v is not None:
+                parts.append(f"{key.rstrip('_').replace('_', '-')} ({v.describe()})")
+        for key in ("all", "any"):
+            v = getattr(self, key)
+            if v:
+                parts.append(f"{key} of [" + "; ".join(r.describe() for r in v) + "]")
+        if self.constraints:
+            parts.append("constraints on " + ", ".join("$" + k for k in self.constraints))
+        return ", ".join(parts)
+
     def metavars(self) -> set:
         out = set(self._compiled.metavars) if self._compiled else set()
         for sub in (self.inside, self.has, self.follows, self.precedes, *self.all, *self.any):
