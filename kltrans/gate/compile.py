@@ -67,7 +67,12 @@ from kltrans.gate import cache as _cache
 from kltrans.syntax.diagnostics import Diagnostic, Location
 from kltrans.syntax.edits import Edit, splice
 from kltrans.syntax.unit import parse
-from kltrans.syntax.cuda import cuda_qualifier_macros, head_words
+from kltrans.syntax.cuda import (
+    cuda_qualifier_macros,
+    declarator_is_function,
+    head_words,
+    include_target,
+)
 
 if TYPE_CHECKING:  # pragma: no cover
     from tree_sitter import Node
@@ -470,20 +475,6 @@ def _head_has_error(node: "Node", declarator: "Node | None") -> bool:
     return False
 
 
-def _declarator_is_function(d: "Node") -> bool:
-    while d is not None:
-        if d.type == "function_declarator":
-            return True
-        if d.type not in ("pointer_declarator", "reference_declarator"):
-            return False
-        nxt = d.child_by_field_name("declarator")
-        if nxt is None:
-            named = [c for c in d.named_children if c.type != "type_qualifier"]
-            nxt = named[-1] if named else None
-        d = nxt
-    return False
-
-
 def _declared_name(unit: "Unit", d: "Node") -> str:
     while d is not None and d.type not in ("identifier", "field_identifier", "qualified_identifier",
                                            "template_function", "destructor_name",
@@ -582,7 +573,7 @@ def _strip(unit: "Unit", path_for_changes: str, resolve_include) -> tuple[bytes,
             first = decls[0]
             if head_words(unit, n, first) & macros:
                 continue
-            funcs = [_declarator_is_function(d) for d in decls]
+            funcs = [declarator_is_function(d) for d in decls]
             names = ", ".join(_declared_name(unit, d) for d in decls)
             if all(funcs) and "constexpr" in words:
                 edits.append(Edit(n.start_byte, n.start_byte, b"__host__ __device__ "))
@@ -617,7 +608,7 @@ def _strip(unit: "Unit", path_for_changes: str, resolve_include) -> tuple[bytes,
                     any(c.type == "ERROR" for c in target.children):
                 continue
             decls = target.children_by_field_name("declarator")
-            if not decls or not all(_declarator_is_function(d) for d in decls):
+            if not decls or not all(declarator_is_function(d) for d in decls):
                 continue
             if head_words(unit, target, decls[0]) & macros:
                 continue
@@ -646,14 +637,10 @@ def _strip(unit: "Unit", path_for_changes: str, resolve_include) -> tuple[bytes,
             if inside_removed(n):
                 continue
             p = n.child_by_field_name("path")
-            if p is None:
-                continue
-            if p.type == "system_lib_string":
-                name, system = unit.text(p)[1:-1].strip(), True
-            elif p.type == "string_literal":
-                name, system = unit.text(p)[1:-1], False
-            else:
+            target = include_target(unit, n)
+            if target is None:
                 continue  # #include MACRO
+            name, system = target
             if name in _MATH_HEADERS:
                 flags["has_math_header"] = True
             action = resolve_include(name, system)

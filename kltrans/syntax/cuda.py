@@ -597,3 +597,30 @@ def head_words(unit: "Unit", node: "Node", declarator: "Node | None") -> set[str
     """The identifiers in a declaration's head (before its declarator)."""
     end = declarator.start_byte if declarator is not None else node.end_byte
     return set(_WORD_RE.findall(unit.text((node.start_byte, end))))
+
+
+def declarator_is_function(d: "Node | None") -> bool:
+    """Whether a declarator (through pointer/reference declarators) declares a function."""
+    while d is not None:
+        if d.type == "function_declarator":
+            return True
+        if d.type not in ("pointer_declarator", "reference_declarator"):
+            return False
+        nxt = d.child_by_field_name("declarator")
+        if nxt is None:
+            named = [c for c in d.named_children if c.type != "type_qualifier"]
+            nxt = named[-1] if named else None
+        d = nxt
+    return False
+
+
+def include_target(unit: "Unit", node: "Node") -> tuple[str, bool] | None:
+    """(header name, is a <system> include) of a ``preproc_include``; None for ``#include MACRO``."""
+    p = node.child_by_field_name("path")
+    if p is None:
+        return None
+    if p.type == "system_lib_string":
+        return unit.text(p)[1:-1].strip(), True
+    if p.type == "string_literal":
+        return unit.text(p)[1:-1], False
+    return None

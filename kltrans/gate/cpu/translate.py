@@ -53,7 +53,12 @@ from typing import TYPE_CHECKING
 from kltrans.syntax.cuda import enclosing_function, find_functions
 from kltrans.syntax.edits import Edit, splice
 from kltrans.syntax.unit import parse
-from kltrans.syntax.cuda import cuda_qualifier_macros, head_words
+from kltrans.syntax.cuda import (
+    cuda_qualifier_macros,
+    declarator_is_function,
+    head_words,
+    include_target,
+)
 
 if TYPE_CHECKING:  # pragma: no cover
     from tree_sitter import Node
@@ -271,20 +276,6 @@ def _outer_of(node: "Node") -> "Node":
     return outer
 
 
-def _declarator_is_function(d: "Node | None") -> bool:
-    while d is not None:
-        if d.type == "function_declarator":
-            return True
-        if d.type not in ("pointer_declarator", "reference_declarator"):
-            return False
-        nxt = d.child_by_field_name("declarator")
-        if nxt is None:
-            named = [c for c in d.named_children if c.type != "type_qualifier"]
-            nxt = named[-1] if named else None
-        d = nxt
-    return False
-
-
 def _declared_identifier(d: "Node | None") -> "Node | None":
     """The identifier a declarator declares (through init/array/pointer declarators)."""
     while d is not None and d.type not in ("identifier", "field_identifier",
@@ -390,7 +381,7 @@ class _UnitTranslator:
             if not _namespace_scope(outer) or self.covered(outer.start_byte, outer.end_byte):
                 continue
             decls = n.children_by_field_name("declarator")
-            if not decls or not all(_declarator_is_function(d) for d in decls):
+            if not decls or not all(declarator_is_function(d) for d in decls):
                 continue
             words = {unit.text(c) for c in n.children if c.type != "ERROR"}
             if words & (_CUDA_WORDS | {"__host__"} | _MEMSPACE) or \
@@ -457,14 +448,10 @@ class _UnitTranslator:
             if self.covered(n.start_byte, n.end_byte):
                 continue
             p = n.child_by_field_name("path")
-            if p is None:
-                continue
-            if p.type == "system_lib_string":
-                name, system = unit.text(p)[1:-1].strip(), True
-            elif p.type == "string_literal":
-                name, system = unit.text(p)[1:-1], False
-            else:
+            target = include_target(unit, n)
+            if target is None:
                 continue  # #include MACRO
+            name, system = target
             if any(name == u or name.startswith(u) for u in UNSUPPORTED_HEADERS):
                 if _conditional(unit, n):
                     continue
@@ -625,7 +612,7 @@ class _UnitTranslator:
             if not words & _MEMSPACE:
                 continue
             for d in n.children_by_field_name("declarator"):
-                if _declarator_is_function(d):
+                if declarator_is_function(d):
                     continue
                 ident = _declared_identifier(d)
                 if ident is None:
