@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 import time
 
 
@@ -141,7 +142,7 @@ def run(root: str, out_dir: str | None, heldout: bool = False, backend: str = "c
         rows.append(bench_workload(d, backend))
         for name, e in rows[-1]["variants"].items():
             print(f"{rows[-1]['workload']}: {name}: {'ok' if e.get('ok') else 'FAILED'} "
-                  f"({e.get('seconds', 0):.1f} s)", file=__import__("sys").stderr, flush=True)
+                  f"({e.get('seconds', 0):.1f} s)", file=sys.stderr, flush=True)
         if out_dir:  # written after every workload: an interrupted run keeps what it measured
             from kltrans.syntax.files import atomic_write
 

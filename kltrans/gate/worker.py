@@ -142,14 +142,6 @@ def _work(job: dict) -> dict:
                                reps=job.get("reps", 50), trials=job.get("trials", 5))
         out["size"] = sizes
         return out
-    if job["kind"] == "vendor":
-        from kltrans.gate.vendor import time_vendor
-
-        if not wl.vendor:
-            return {"ok": False, "verdict": "error", "reason": f"{wl.name} has no vendor expression"}
-        sizes = job.get("bench_size") or wl.bench_size
-        out["vendor"] = time_vendor(wl, dict(sizes))
-        return out
     raise ValueError(f"unknown job kind {job['kind']!r}")
 
 

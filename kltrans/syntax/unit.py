@@ -337,13 +337,21 @@ def load(path: str) -> list[Unit]:
     return [parse(text, path)]
 
 
+@functools.lru_cache(maxsize=8)
+def _find_embedded(text: str):
+    """find_embedded, once per text (load and the skipped-site warnings both need it)."""
+    from kltrans.syntax.embedded import find_embedded
+
+    return find_embedded(text)
+
+
 def load_python(path: str, text: str | None = None) -> list[Unit]:
-    from kltrans.syntax.embedded import EmbeddedError, find_embedded
+    from kltrans.syntax.embedded import EmbeddedError
 
     if text is None:
         text = read_source(path)
     try:
-        found, _skipped = find_embedded(text)
+        found, _skipped = _find_embedded(text)
     except EmbeddedError as e:
         raise InputError.at(path, f"Python syntax error: {e}", line=e.line, column=e.column,
                             source_line=_read_line(path, e.line) if e.line else None,
@@ -358,9 +366,7 @@ def load_python(path: str, text: str | None = None) -> list[Unit]:
 
 def skipped_python_sites(path: str, text: str) -> list[Diagnostic]:
     """Warnings for embedded-CUDA call sites that kltrans cannot rewrite."""
-    from kltrans.syntax.embedded import find_embedded
-
-    _found, skipped = find_embedded(text)
+    _found, skipped = _find_embedded(text)
     return [Diagnostic("warning", f"{s.kind}: {s.reason}",
                        Location(path, s.line, s.column, _read_line(path, s.line)),
                        code="embedded-skipped") for s in skipped]
