@@ -580,6 +580,33 @@ def cmd_bench_corpus(args) -> int:
     return EXIT_OK if ok else EXIT_CHECK_FAILED
 
 
+def cmd_lineage(args) -> int:
+    from kltrans.lineage import WalkError, WalkOptions, walk
+
+    if not os.path.isdir(args.workload):
+        raise UsageError(f"{args.workload}: not a directory (a workload folder with workload.yaml)")
+    if args.max_steps < 0 or args.jobs < 1:
+        raise UsageError("--max-steps must be >= 0 and --jobs >= 1")
+    opts = WalkOptions(args.workload, args.expert, args.backend, args.max_steps, args.out,
+                       args.jobs, args.size_limit, args.arch, args.restart,
+                       tuple(args.assume), progress=not args.quiet)
+    try:
+        doc = walk(opts)
+    except WalkError as e:
+        raise UsageError(str(e)) from None
+    if args.json:
+        print(json.dumps(doc, indent=1))
+    else:
+        t = doc["termination"]
+        print(f"{doc['config']['workload']}: {len(doc['transitions'])} step(s), termination "
+              f"{t['kind']} ({t['reason']})")
+        for tr in doc["transitions"]:
+            print(f"  {tr['step']:2d}. {tr['spec']} at line {tr['site']['line']} "
+                  f"({tr['chosen_by']}, {len(tr['alternatives'])} alternative(s), "
+                  f"{len(tr['rejected'])} rejected)")
+    return EXIT_OK
+
+
 # ---------------------------------------------------------------------------- main
 def build_parser() -> argparse.ArgumentParser:
     p = _Parser(
@@ -691,6 +718,27 @@ def build_parser() -> argparse.ArgumentParser:
     sc.add_argument("--out", metavar="DIR", help="write bench_corpus.txt and .json here")
     sc.add_argument("--json", action="store_true")
     sc.set_defaults(func=cmd_bench_corpus)
+
+    sl = sub.add_parser("lineage", help="walk an expert kernel back to its naive root",
+                        description="From the workload's expert kernel, take gate-validated "
+                                    "simplify steps until none applies; write DIR/lineage "
+                                    "(lineage.json, states/, lineage.md). An interrupted walk "
+                                    "resumes from what it wrote.")
+    sl.add_argument("workload", metavar="DIR", help="workload folder (workload.yaml)")
+    sl.add_argument("--expert", metavar="FILE", help="start from FILE (default: the expert variant)")
+    sl.add_argument("--backend", choices=("cuda", "cpu", "auto"), default="auto")
+    sl.add_argument("--max-steps", type=int, default=100, metavar="N")
+    sl.add_argument("--out", metavar="DIR", help="where to write (default: DIR/lineage)")
+    sl.add_argument("--jobs", type=int, default=1, metavar="N", help="candidates gated at once")
+    sl.add_argument("--size-limit", type=int, metavar="ELEMS",
+                    help="gate only the test sizes with at most ELEMS elements")
+    sl.add_argument("--arch", help="target architecture (default sm_90)")
+    sl.add_argument("--assume", action="append", default=[], metavar="FACT",
+                    help="a fact beyond the workload's own (no_alias(*), aligned(*,16))")
+    sl.add_argument("--restart", action="store_true", help="ignore a lineage already there")
+    sl.add_argument("--quiet", action="store_true", help="no progress lines")
+    sl.add_argument("--json", action="store_true")
+    sl.set_defaults(func=cmd_lineage)
     return p
 
 

@@ -23,3 +23,15 @@ CATALOGUE = {
     "unroll": "passes.unroll:Unroll",
     "vectorize-access": "passes.vectorize_access:VectorizeAccess",
 }
+
+# The order in which a backward walk without a GPU peels mechanisms (kltrans lineage):
+# annotations and hints first, then pipelining, register and shared-memory structure,
+# then the reductions and work distribution, loop shape last. Passes not listed come
+# after these, by name.
+WALK_ORDER = [
+    "drop-stream-hints", "drop-launch-bounds", "unrestrict-pointers", "precise-math",
+    "sync-copy", "single-buffer", "unregister-block", "unpad-smem", "untile-smem",
+    "two-pass-softmax", "per-lane-atomics", "global-atomics", "atomic-per-thread",
+    "smem-reduce", "reduce-after-load", "row-per-thread", "scalarize-access",
+    "uncoalesce-remap", "uncoarsen", "one-per-thread", "sink-invariant", "reroll",
+]

@@ -1,6 +1,10 @@
-"""The work-per-thread passes keep what a kernel computes: gated on the CPU emulator.
+"""Passes keep what a kernel computes: fixtures gated on the CPU emulator.
 
-Every positive fixture of ``grid-stride``/``one-per-thread``, ``coarsen``/``uncoarsen``
+Every positive fixture that names a workload with ``// GATE: DIR`` (a folder from the
+repository root, e.g. ``corpus/reduce-sum``) is gated twice, input and output, with the
+compile and correct stages on the ``cpu`` backend at every test size of that workload.
+
+Also, every positive fixture of ``grid-stride``/``one-per-thread``, ``coarsen``/``uncoarsen``
 and ``vectorize-access``/``scalarize-access`` whose kernel has the signature of the
 ``scale`` test workload (``scale(const float* x, float* y, float a, float b, int n)``) is
 gated twice, input and output, with the compile and correct stages on the ``cpu``
@@ -9,8 +13,8 @@ tail of the vector kernel and the extra iterations of the grid-stride loop on it
 grid both run). The launch comes from each file's ``// kltrans: launch`` header, which
 the passes rewrite, so a wrong grid fails here too.
 
-Also: inputs and outputs of all their positive fixtures compile with NVRTC for sm_80
-(tests/test_pass_fixtures.py compiles them for sm_90).
+Also: inputs and outputs of every positive fixture of every pass compile with NVRTC for
+sm_80 (tests/test_pass_fixtures.py compiles them for sm_90).
 """
 
 import os
@@ -28,9 +32,12 @@ SCALE = re.compile(r'extern\s+"C"\s+__global__\s+void\s+scale\s*\(\s*const\s+flo
                    r'\s*float\s*\*\s*y\s*,\s*float\s+a\s*,\s*float\s+b\s*,\s*int\s+n\s*\)')
 
 
+ROOT = os.path.dirname(HERE)
+POSITIVE = [c for c in discover() if not c.negative]
+
+
 def _mine():
-    return [c for c in discover() if not c.negative and
-            os.path.basename(os.path.dirname(c.path)) in FOLDERS]
+    return [c for c in POSITIVE if os.path.basename(os.path.dirname(c.path)) in FOLDERS]
 
 
 def _id(c):
@@ -38,12 +45,15 @@ def _id(c):
 
 
 CASES = _mine()
-GATED = [c for c in CASES if SCALE.search(open(c.path).read())]
+GATED = [(c, WORKLOAD) for c in CASES if not c.gate and SCALE.search(open(c.path).read())]
+GATED += [(c, os.path.join(ROOT, c.gate)) for c in POSITIVE if c.gate]
 
 
-def test_every_pass_pair_has_a_gated_fixture():
-    folders = {os.path.basename(os.path.dirname(c.path)) for c in GATED}
-    assert folders == set(FOLDERS), f"no scale-signature fixture in {set(FOLDERS) - folders}"
+def test_every_pass_module_has_a_gated_fixture():
+    """Each pass module's folder has at least one positive fixture gated on a workload."""
+    folders = {os.path.basename(os.path.dirname(c.path)) for c in POSITIVE}
+    gated = {os.path.basename(os.path.dirname(c.path)) for c, _ in GATED}
+    assert folders - gated == set(), f"no gated fixture in {sorted(folders - gated)}"
 
 
 @pytest.fixture(scope="module")
@@ -60,16 +70,18 @@ def cpu_backend(tmp_path_factory):
     mp.undo()
 
 
-@pytest.mark.parametrize("case", GATED, ids=_id)
-def test_input_and_output_pass_the_gate(case, cpu_backend, tmp_path):
+@pytest.mark.parametrize("case,workload", GATED, ids=[_id(c) for c, _ in GATED])
+def test_input_and_output_pass_the_gate(case, workload, cpu_backend, tmp_path):
     from kltrans.gate.run import gate
 
+    assert os.path.isfile(os.path.join(workload, "workload.yaml")), \
+        f"{case.path}: GATE names {workload}, which has no workload.yaml"
     out = run_case(case)
     assert out.ok, "\n".join(out.messages)
     for label, src in (("input", open(case.path, "rb").read()), ("output", out.output)):
         path = tmp_path / f"{label}.cu"
         path.write_bytes(src)
-        rep = gate(str(path), WORKLOAD, backend="cpu", stages=("compile", "correct"))
+        rep = gate(str(path), workload, backend="cpu", stages=("compile", "correct"))
         stages = {s.stage: s for s in rep.stages}
         got = [(s.stage, s.status, s.reason) for s in rep.stages]
         assert "correct" in stages, f"{label}: {got}"
@@ -77,7 +89,7 @@ def test_input_and_output_pass_the_gate(case, cpu_backend, tmp_path):
             assert s.status == "pass", f"{label} {s.stage}: {s.reason}"
 
 
-@pytest.mark.parametrize("case", CASES, ids=_id)
+@pytest.mark.parametrize("case", POSITIVE, ids=_id)
 def test_input_and_output_compile_for_sm80(case):
     from kltrans.gate.compile import compile_source
 

@@ -163,7 +163,7 @@ def _stage_results(out: dict, stages) -> list[StageResult]:
 
 def bench(file_a: str, file_b: str, workload: str, kernel_a: str | None = None,
           kernel_b: str | None = None, timeout_s: float = 600.0, trials: int = 5,
-          reps: int = 50) -> dict:
+          reps: int = 50, bench_size: dict | None = None) -> dict:
     from kltrans.gate.worker import run_job
     from kltrans.syntax.unit import load
     from kltrans.workload.spec import load_workload
@@ -176,5 +176,5 @@ def bench(file_a: str, file_b: str, workload: str, kernel_a: str | None = None,
         sides[key] = {"source": u.source.decode("utf-8"), "path": f, "kernel": name,
                       "name_expression": ne}
     job = {"kind": "bench", "a": sides["a"], "b": sides["b"], "workload": wl.path,
-           "backend": "cuda", "trials": trials, "reps": reps}
+           "backend": "cuda", "trials": trials, "reps": reps, "bench_size": bench_size}
     return run_job(job, timeout_s)

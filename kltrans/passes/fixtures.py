@@ -8,6 +8,9 @@ top of ``CASE.cu``::
     // CHECK-SKIP: not-unrolled: already has        (negative case: a site is skipped
     //                                               by this precondition, reason substring)
     // ROUNDTRIP: none: const added to x stays      (opt out of the round-trip check, why)
+    // GATE: corpus/reduce-sum                       (a workload folder, from the repository
+    //                                               root: input and output of the case are
+    //                                               gated against it, tests/test_pass_semantics.py)
 
 A positive case must apply at least one site; a negative case (with ``CHECK-SKIP``) must
 apply none, and its golden output must equal its input. Goldens are written by
@@ -31,6 +34,7 @@ from kltrans.syntax.files import atomic_write
 _RUN = re.compile(r"^\s*//\s*RUN:\s*(.*)$", re.MULTILINE)
 _SKIP = re.compile(r"^\s*//\s*CHECK-SKIP:\s*(.*?)\s*$", re.MULTILINE)
 _RT = re.compile(r"^\s*//\s*ROUNDTRIP:\s*(.*?)\s*$", re.MULTILINE)
+_GATE = re.compile(r"^\s*//\s*GATE:\s*(\S+)\s*$", re.MULTILINE)
 
 
 def repo_root() -> str:
@@ -59,6 +63,7 @@ class Case:
     force: bool = False
     check_skip: tuple = ()
     roundtrip: str = "exact"
+    gate: str | None = None  # workload folder, relative to the repository root
 
     @property
     def name(self) -> str:
@@ -117,6 +122,11 @@ def read_case(path: str) -> Case:
     rts = _RT.findall(text)
     if rts:
         case.roundtrip = rts[0]
+    gates = _GATE.findall(text)
+    if len(gates) > 1:
+        raise FixtureError(f"{path}: at most one '// GATE: WORKLOAD' line")
+    if gates:
+        case.gate = gates[0]
     return case
 
 

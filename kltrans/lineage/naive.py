@@ -1,0 +1,62 @@
+"""Is a kernel naive? The syntactic marks of the mechanisms a naive root does not have.
+
+A naive root (corpus/README.md, issue 5): one thread per output element or row, scalar
+global loads and stores, no shared memory, no warp primitives, no unrolling, no vector
+types. ``residual_mechanisms`` lists what of that a kernel still has, each with its line;
+the walk ends in ``naive`` only when no simplification applies *and* nothing is left,
+otherwise in ``stuck``, with the list.
+"""
+
+from __future__ import annotations
+
+import re
+
+_CALLS = {
+    "warp primitive": re.compile(r"^__(shfl\w*|ballot_sync|any_sync|all_sync|reduce_\w+_sync|"
+                                 r"match_\w+_sync|activemask|syncwarp)$"),
+    "cache hint": re.compile(r"^__(ldg|ldcs|ldcg|ldca|ldlu|ldcv|stcs|stcg|stwt|stwb)$"),
+    "async copy": re.compile(r"^__pipeline_\w+$"),
+}
+_VECTOR = re.compile(r"^(u?char|u?short|u?int|u?long|u?longlong|float|double|half|bfloat16)[234]$"
+                     r"|^__(half|nv_bfloat16)2$")
+
+
+def residual_mechanisms(unit) -> list[tuple[str, int]]:
+    """(mechanism, line) for every naive-root violation in the unit's kernels and device code."""
+    out: list[tuple[str, int]] = []
+    seen = set()
+
+    def add(what, node):
+        line = unit.location(node.start_byte).line
+        if (what, line) not in seen:
+            seen.add((what, line))
+            out.append((what, line))
+
+    for node in unit.walk(unit.root):
+        t = node.type
+        if t == "call_expression":
+            fn = node.child_by_field_name("function")
+            name = unit.text(fn) if fn is not None else ""
+            for what, rx in _CALLS.items():
+                if rx.match(name):
+                    add(what, node)
+        elif t in ("type_identifier", "primitive_type"):
+            if _VECTOR.match(unit.text(node)):
+                add("vector type", node)
+        elif t == "gnu_asm_expression":
+            add("inline assembly", node)
+        elif t == "identifier" and unit.text(node) == "gridDim":
+            add("grid-stride or capped grid (gridDim)", node)
+    for pr in unit.pragmas:
+        if "unroll" in pr.text and "nounroll" not in pr.text and not re.search(r"unroll\s+1\b", pr.text):
+            out.append(("unroll pragma", pr.line))
+    for sd in unit.shared_decls():
+        out.append(("shared memory", sd.line))
+    text = unit.source.decode("utf-8", "replace")
+    for i, line in enumerate(text.splitlines(), 1):
+        code = line.split("//", 1)[0]
+        if "__restrict__" in code:
+            out.append(("no-alias pointers (__restrict__)", i))
+        if "__launch_bounds__" in code:
+            out.append(("launch bounds", i))
+    return sorted(set(out), key=lambda x: (x[1], x[0]))

@@ -1,0 +1,442 @@
+"""The backward walk: expert -> simplified states -> naive, one gated step at a time.
+
+One step from state S:
+
+1. candidates: every registered ``simplify`` pass (default options), every site of its
+   anchor in S; a site whose preconditions do not all hold is recorded as rejected at
+   stage ``precondition`` (no gate time is spent on it);
+2. each remaining candidate is rewritten (``run_pass`` at that one site, launch contract
+   included) and gated: compile, then correct at the walk's test sizes and seeds. Gate
+   jobs run ``--jobs`` at a time; each job is a worker subprocess (kltrans.gate.worker);
+3. the round trip: the pass's ``inverse_for`` the site, applied to the candidate, must
+   give S back token for token (comments and whitespace aside). A candidate that fails it
+   is rejected at stage ``roundtrip``: a step that cannot be reversed cannot become a skill;
+4. the choice among accepted candidates: on a GPU, the one whose removal costs the most
+   time (paired trials against S, ``kltrans.gate.run.bench``); without one, the
+   catalogue's walk order (``passes.WALK_ORDER``, then pass name, then site) — the rule
+   used is recorded with the step;
+5. the other accepted candidates are kept as alternatives, the rejected ones with their
+   stage and reason.
+
+The walk stops when no simplification applies and the kernel has none of the marks of a
+naive root left (termination ``naive``; kltrans.lineage.naive), when no simplification
+applies but some remain (``stuck``, with the list: a gap of the pass library), at the step
+limit (``max-steps``), or when every applicable candidate is rejected (``all-rejected``). Everything
+is deterministic for the same inputs: candidates are ordered by (walk order, pass, site),
+the workload's seeds are used and recorded, and nothing depends on timing except the GPU
+choice rule (recorded with its measurements).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import sys
+import tempfile
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+
+from kltrans.lineage import store
+
+SCHEMA = 1
+# what the gate guarantees about a workload's buffers (kltrans.gate.correct allocates each
+# one separately, at a 4096-byte offset into its own allocation)
+WORKLOAD_FACTS = ("no_alias(*)", "aligned(*,16)")
+
+
+class WalkError(ValueError):
+    """A usage or input problem (bad workload folder, expert missing...)."""
+
+
+@dataclass
+class WalkOptions:
+    workload: str  # folder with workload.yaml
+    expert: str | None = None  # default: the spec's ``expert`` variant
+    backend: str = "auto"
+    max_steps: int = 100
+    out: str | None = None  # default: WORKLOAD/lineage
+    jobs: int = 1
+    size_limit: int | None = None  # keep test sizes whose element count is <= this
+    arch: str | None = None
+    restart: bool = False
+    assume: tuple = ()  # extra facts, as for ``kltrans opt --assume``
+    timeout_s: float = 300.0
+    progress: bool = True
+    log: list = field(default_factory=list)
+
+
+def content_hash(src: bytes) -> str:
+    return hashlib.sha256(src).hexdigest()[:16]
+
+
+def walk_order() -> list[str]:
+    try:
+        import passes
+    except ImportError:  # pragma: no cover - a third-party registry only
+        return []
+    return list(getattr(passes, "WALK_ORDER", ()))
+
+
+def simplify_passes() -> list:
+    """Every registered simplify pass (a default-configured instance), in walk order."""
+    from kltrans.passes.registry import get_pass, names
+
+    order = walk_order()
+    rank = {n: i for i, n in enumerate(order)}
+    out = [get_pass(n)() for n in names(kind="simplify")]
+    out.sort(key=lambda p: (rank.get(p.name, len(rank)), p.name))
+    return out
+
+
+def _sizes(wl, limit: int | None) -> list[dict]:
+    sizes = [dict(s) for s in wl.test_sizes]
+    if limit is None:
+        return sizes
+    import math
+
+    kept = [s for s in sizes if math.prod(max(1, int(v)) for v in s.values()) <= limit]
+    if not kept:
+        raise WalkError(f"--size-limit {limit} keeps none of the test sizes of {wl.name} "
+                        f"({sizes})")
+    return kept
+
+
+@dataclass
+class Candidate:
+    pass_name: str
+    options: dict
+    spec: str
+    site: int
+    line: int
+    column: int
+    function: str | None
+    after: bytes | None = None
+    after_hash: str | None = None
+    stage: str | None = None  # the stage that rejected it (None: accepted)
+    reason: str = ""
+    gate: list = field(default_factory=list)
+    resources: dict | None = None
+    roundtrip: dict | None = None
+    effect: dict | None = None
+
+    @property
+    def accepted(self) -> bool:
+        return self.stage is None
+
+    def key(self) -> tuple:
+        return (self.pass_name, self.site)
+
+    def to_json(self) -> dict:
+        d = {"pass": self.pass_name, "options": self.options, "spec": self.spec,
+             "site": {"index": self.site, "line": self.line, "column": self.column,
+                      "function": self.function}}
+        if self.after_hash:
+            d["after_hash"] = self.after_hash
+        if self.stage:
+            d["stage"] = self.stage
+            d["reason"] = self.reason
+        if self.gate:
+            d["gate"] = self.gate
+        if self.resources:
+            d["resources"] = self.resources
+        if self.roundtrip:
+            d["roundtrip"] = self.roundtrip
+        if self.effect:
+            d["effect"] = self.effect
+        return d
+
+
+def enumerate_candidates(unit, ctx) -> list[Candidate]:
+    """Every (simplify pass, site), rewritten where its preconditions hold."""
+    from kltrans.passes.manager import run_pass
+
+    out = []
+    for p in simplify_passes():
+        try:
+            sites = p.sites(unit, ctx)
+        except Exception as e:  # a broken pass must not stop the walk: record it
+            out.append(Candidate(p.name, p.option_values(), p.spec(), 0, 0, 0, None,
+                                 stage="anchor", reason=f"{type(e).__name__}: {e}"))
+            continue
+        for s in sites:
+            loc = s.location()
+            c = Candidate(p.name, p.option_values(), p.spec(), s.index, loc.line, loc.column,
+                          s.function.name if s.function else None)
+            out.append(c)
+            failing = [(pre, v) for pre, v in p.check(s, ctx) if not v.holds]
+            if failing:
+                pre, v = failing[0]
+                c.stage, c.reason = "precondition", f"{pre.name} ({pre.category}): {v.status}: {v.reason}"
+                continue
+            try:
+                after, rep = run_pass(unit, p, ctx, only_site=s.index)
+            except Exception as e:
+                c.stage, c.reason = "rewrite", f"{type(e).__name__}: {e}"
+                continue
+            if not rep.applied:
+                why = next((r.reason for r in rep.sites if r.index == s.index), "not applied")
+                c.stage, c.reason = "rewrite", why
+                continue
+            c.after = after.source
+            c.after_hash = content_hash(after.source)
+            try:
+                c.roundtrip = _roundtrip(unit, after, p, s, ctx)
+            except Exception as e:
+                c.roundtrip = {"ok": False, "reason": f"{type(e).__name__}: {e}"}
+            if not c.roundtrip["ok"]:
+                c.stage, c.reason = "roundtrip", c.roundtrip["reason"]
+                c.after = None
+    return out
+
+
+def _roundtrip(before, after, p, site, ctx) -> dict:
+    """The inverse (configured for the site) on ``after`` must give ``before`` back."""
+    from kltrans.match.pattern import tokens
+    from kltrans.passes.manager import run_pass
+
+    inv = p.inverse_for(site, ctx)
+    want = tokens(before, before.root)
+    back, rep = run_pass(after, inv, ctx)
+    if rep.applied and tokens(back, back.root) == want:
+        return {"ok": True, "inverse": inv.spec(), "sites": "all"}
+    for s in inv.sites(after, ctx):  # the inverse may match more than the rewritten site
+        back, rep = run_pass(after, inv, ctx, only_site=s.index)
+        if rep.applied and tokens(back, back.root) == want:
+            return {"ok": True, "inverse": inv.spec(), "sites": [s.index]}
+    return {"ok": False, "inverse": inv.spec(),
+            "reason": f"{inv.spec()} on the simplified state does not give the previous "
+                      f"state back"}
+
+
+def _gate_source(src: bytes, name: str, opts: WalkOptions, wl, kernel: str, ne, sizes,
+                 backend: str) -> dict:
+    from kltrans.gate.run import gate
+
+    with tempfile.TemporaryDirectory(prefix="kltrans-walk-") as d:
+        path = os.path.join(d, name)
+        with open(path, "wb") as f:
+            f.write(src)
+        rep = gate(path, wl.path, kernel, backend, ("compile", "correct"), opts.arch, sizes,
+                   list(wl.seeds), opts.timeout_s, ne)
+    stages = [{"stage": s.stage, "status": s.status, "reason": s.reason,
+               "seconds": round(s.seconds, 3)} for s in rep.stages]
+    res = None
+    for s in rep.stages:
+        if s.stage == "compile" and s.data.get("resources"):
+            res = s.data["resources"]
+    fail = next((s for s in rep.stages if s.status == "fail"), None)
+    return {"ok": rep.ok and any(s.stage == "correct" for s in rep.stages), "stages": stages,
+            "resources": res, "fail": None if fail is None else (fail.stage, fail.reason)}
+
+
+def _resource_delta(before: dict | None, after: dict | None) -> dict | None:
+    if not before or not after:
+        return None
+    return {k: after[k] - before[k] for k in before if isinstance(before.get(k), int)
+            and isinstance(after.get(k), int)}
+
+
+def walk(opts: WalkOptions) -> dict:
+    """Run (or resume) the walk; returns the lineage document (also written to disk)."""
+    from kltrans import __version__
+    from kltrans.gate.backends import resolve_backend
+    from kltrans.passes.facts import Context
+    from kltrans.syntax import parse
+    from kltrans.workload.spec import SpecError, load_workload
+
+    try:
+        wl = load_workload(opts.workload)
+    except (SpecError, OSError) as e:
+        raise WalkError(str(e)) from None
+    if "expert" not in wl.kernels and opts.expert is None:
+        raise WalkError(f"{opts.workload}: the spec has no 'expert' kernel; name one with --expert")
+    expert_path = opts.expert or wl.kernel_path("expert")
+    if not os.path.isfile(expert_path):
+        raise WalkError(f"{expert_path}: no such file")
+    variant = next((v for v in wl.kernels.values()
+                    if os.path.abspath(os.path.join(wl.path, v["file"])) == os.path.abspath(expert_path)),
+                   None)
+    src = open(expert_path, "rb").read()
+    unit = parse(src, expert_path)
+    if unit.has_errors:
+        raise WalkError(str(unit.parse_diagnostics()[0]))
+    if variant is not None:
+        kernel, ne = variant["kernel"], variant.get("name_expression")
+    else:
+        ks = [k.name for k in unit.kernels()]
+        if len(ks) != 1:
+            raise WalkError(f"{expert_path}: {len(ks)} kernels; the walk needs one")
+        kernel, ne = ks[0], None
+    backend = resolve_backend(opts.backend)
+    sizes = _sizes(wl, opts.size_limit)
+    out = opts.out or os.path.join(wl.path, "lineage")
+    # facts every gate run guarantees: each buffer is its own allocation, 16-byte aligned
+    facts = list(WORKLOAD_FACTS) + list(opts.assume)
+    try:
+        ctx = Context.from_strings(tuple(facts), opts.arch, False, kernel)
+    except ValueError as e:
+        raise WalkError(f"--assume: {e}") from None
+    config = {"workload": wl.name, "expert": os.path.relpath(expert_path, wl.path),
+              "expert_hash": content_hash(src), "kernel": kernel, "backend": backend,
+              "arch": opts.arch or "sm_90", "facts": facts, "sizes": sizes, "seeds": list(wl.seeds),
+              "passes": [p.spec() for p in simplify_passes()], "walk_order": walk_order()}
+    doc = None if opts.restart else store.load(out)
+    if doc is not None and doc.get("config") != config:
+        _say(opts, f"{out}: an earlier walk with other inputs is there; starting over "
+                   f"(it is replaced)")
+        doc = None
+    if doc is None:
+        doc = {"schema": SCHEMA, "tool": f"kltrans {__version__}", "config": config,
+               "gpu": None, "states": [], "transitions": [], "termination": None}
+        first = _gate_source(src, os.path.basename(expert_path), opts, wl, kernel, ne, sizes,
+                             backend)
+        if not first["ok"]:
+            raise WalkError(f"{expert_path}: the expert does not pass the gate: "
+                            f"{first['fail'][0]}: {first['fail'][1]}")
+        doc["states"].append(store.state_entry(0, "expert", src, content_hash(src), first))
+        store.save(out, doc, {0: src})
+    else:
+        _say(opts, f"resuming {out}: {len(doc['transitions'])} step(s) already taken")
+        term = doc.get("termination")
+        if term and not (term["kind"] == "max-steps" and len(doc["transitions"]) < opts.max_steps):
+            return doc
+        doc["termination"] = None
+        for k in ("rejected_at_end", "residual_mechanisms", "not_applicable_at_end"):
+            doc.pop(k, None)
+    cur = store.read_state(out, doc["states"][-1])
+    cur_gate = doc["states"][-1]["gate"]
+    step = len(doc["transitions"])
+    while True:
+        if step >= opts.max_steps:
+            doc["termination"] = {"kind": "max-steps", "reason": f"{opts.max_steps} steps taken"}
+            break
+        unit = parse(cur, expert_path)
+        t0 = time.perf_counter()
+        cands = enumerate_candidates(unit, ctx)
+        live = [c for c in cands if c.accepted or c.stage == "roundtrip"]
+        _say(opts, f"step {step + 1}: {len(cands)} anchor match(es), {len(live)} applicable, "
+                   f"{sum(c.accepted for c in live)} to gate")
+        if not live:
+            from kltrans.lineage.naive import residual_mechanisms
+
+            left = residual_mechanisms(unit)
+            why = "no simplify pass applies" + (
+                f" ({len(cands)} anchor match(es), none with its preconditions holding)"
+                if cands else "")
+            if left:
+                kinds = sorted({m for m, _ in left})
+                doc["termination"] = {"kind": "stuck", "reason": f"{why}, but the kernel still "
+                                      f"has: {', '.join(kinds)}"}
+            else:
+                doc["termination"] = {"kind": "naive", "reason": why}
+            doc["residual_mechanisms"] = [{"mechanism": m, "line": ln} for m, ln in left]
+            doc["not_applicable_at_end"] = [c.to_json() for c in cands]
+            break
+        _gate_all([c for c in live if c.accepted], opts, wl, kernel, ne, sizes, backend,
+                  expert_path)
+        accepted = [c for c in live if c.accepted]
+        for c in accepted:
+            c.resources = _resource_delta(cur_gate.get("resources"), c.resources)
+        if not accepted:
+            doc["termination"] = {"kind": "all-rejected",
+                                  "reason": f"all {len(live)} applicable candidate(s) rejected"}
+            doc["rejected_at_end"] = [c.to_json() for c in cands]
+            break
+        rule = "walk-order"
+        if backend == "cuda":
+            _measure(accepted, cur, opts, wl, expert_path)
+            doc["gpu"] = doc.get("gpu") or next(
+                (c.effect.get("device") for c in accepted if c.effect and c.effect.get("ok")), None)
+            timed = [c for c in accepted if c.effect and c.effect.get("ok")]
+            if timed:
+                rule = "max-time"
+                chosen = max(timed, key=lambda c: c.effect["slowdown_median"])
+            else:
+                chosen = accepted[0]
+        else:
+            chosen = accepted[0]
+        step += 1
+        new = chosen.after
+        tr = {"step": step, "pass": chosen.pass_name, "options": chosen.options,
+              "spec": chosen.spec,
+              "site": {"index": chosen.site, "line": chosen.line, "column": chosen.column,
+                       "function": chosen.function},
+              "before": doc["states"][-1]["hash"], "after": chosen.after_hash,
+              "chosen_by": rule, "gate": chosen.gate, "resources": chosen.resources,
+              "roundtrip": chosen.roundtrip,
+              "effect": chosen.effect or {"ok": False, "reason": "no GPU: not timed"},
+              "alternatives": [c.to_json() for c in accepted if c is not chosen],
+              "rejected": [c.to_json() for c in cands if not c.accepted],
+              "seconds": round(time.perf_counter() - t0, 2)}
+        doc["transitions"].append(tr)
+        gate_doc = {"ok": True, "stages": chosen.gate,
+                    "resources": _abs_resources(cur_gate.get("resources"), chosen.resources)}
+        doc["states"].append(store.state_entry(step, chosen.pass_name, new, chosen.after_hash,
+                                               gate_doc))
+        store.save(out, doc, {step: new})
+        _say(opts, f"step {step}: {chosen.spec} at site {chosen.site} "
+                   f"(line {chosen.line}, {chosen.function}) chosen by {rule}; "
+                   f"{len(accepted) - 1} alternative(s), "
+                   f"{len(cands) - len(accepted)} rejected")
+        cur, cur_gate = new, gate_doc
+    old = store.mark_naive(out, doc) if doc["termination"]["kind"] == "naive" else None
+    store.save(out, doc, {})
+    if old and os.path.exists(old):
+        os.remove(old)
+    _say(opts, f"termination: {doc['termination']['kind']} ({doc['termination']['reason']}) "
+               f"after {len(doc['transitions'])} step(s); wrote {out}")
+    return doc
+
+
+def _abs_resources(before, delta):
+    if not before or not delta:
+        return before
+    return {k: before[k] + delta.get(k, 0) if isinstance(before.get(k), int) else before[k]
+            for k in before}
+
+
+def _gate_all(live, opts, wl, kernel, ne, sizes, backend, expert_path):
+    name = os.path.basename(expert_path)
+
+    def one(c):
+        return _gate_source(c.after, name, opts, wl, kernel, ne, sizes, backend)
+
+    with ThreadPoolExecutor(max_workers=max(1, opts.jobs)) as ex:
+        results = list(ex.map(one, live))
+    for c, r in zip(live, results):
+        c.gate = r["stages"]
+        c.resources = r["resources"]
+        if not r["ok"]:
+            c.stage, c.reason = (r["fail"] or ("correct", "no correct stage ran"))
+
+
+def _measure(accepted, cur: bytes, opts, wl, expert_path):
+    """Paired trials: each accepted candidate (B) against the current state (A)."""
+    from kltrans.gate.run import bench
+
+    name = os.path.basename(expert_path)
+    with tempfile.TemporaryDirectory(prefix="kltrans-walk-") as d:
+        a = os.path.join(d, "current_" + name)
+        with open(a, "wb") as f:
+            f.write(cur)
+        for i, c in enumerate(accepted):
+            b = os.path.join(d, f"cand{i}_" + name)
+            with open(b, "wb") as f:
+                f.write(c.after)
+            r = bench(a, b, wl.path, timeout_s=opts.timeout_s)
+            if not r.get("ok"):
+                c.effect = {"ok": False, "reason": f"{r.get('verdict')}: {r.get('reason')}"}
+                continue
+            p = r["paired"]
+            ratios = [1.0 / x for x in p["ratios"]]  # time(simplified) / time(current)
+            c.effect = {"ok": True, "current_ms": p["a"]["ms"], "simplified_ms": p["b"]["ms"],
+                        "slowdown_median": sorted(ratios)[len(ratios) // 2],
+                        "slowdown_trials": ratios, "spread": max(ratios) - min(ratios),
+                        "device": r.get("device"), "size": r.get("size")}
+
+
+def _say(opts: WalkOptions, msg: str) -> None:
+    opts.log.append(msg)
+    if opts.progress:
+        print(f"kltrans lineage: {msg}", file=sys.stderr, flush=True)
