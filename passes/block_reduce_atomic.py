@@ -1,0 +1,1061 @@
+"""Block reduction before one atomic: ``block-reduce-atomic`` (optimize) and its inverse
+``atomic-per-thread`` (simplify).
+
+Every thread of a block doing ``atomicAdd(out, v)`` on the same address serializes the
+block on one memory word. ``block-reduce-atomic`` combines the block's values first
+(warp shuffles, per-warp partials in shared memory, a last warp shuffle in warp 0) and
+lets thread 0 issue the one atomic; ``atomic-per-thread`` recognizes such a block
+reduction followed by a single atomic (the shape this pass writes, and the hand-written
+shape of ``corpus/reduce-sum/expert.cu``) and turns it back into one atomic per thread.
+
+The module also holds the recognizer of a block reduction (:func:`match_reduction`):
+shuffle loops, lane/warp index forms, identity values per operator.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from kltrans.analysis.affine import THREAD_SYMBOLS, UNKNOWN_DEP, sources
+from kltrans.analysis.barriers import barriers, enclosing_conditions
+from kltrans.analysis.smem import shared_footprint, type_size
+from kltrans.analysis.verdict import Verdict
+from kltrans.match import Rule
+from kltrans.match.predicates import pure
+from kltrans.passes import Bool, Choice, Pass, Precondition, option
+from kltrans.syntax import Edit
+from kltrans.syntax.cuda import pragmas_for
+from passes.grid_stride import (
+    fresh,
+    indent_step,
+    inside,
+    line_indent,
+    norm,
+    statements,
+)
+
+# ======================================================================== shared bits
+#: atomic function -> reduction operator
+OPS = {"atomicAdd": "+", "atomicMax": "max", "atomicMin": "min", "atomicOr": "|",
+       "atomicAnd": "&", "atomicXor": "^"}
+ATOMIC_OF = {v: k for k, v in OPS.items()}
+
+#: value classes of the pointee types the pass knows
+_CLASSES = {
+    "int": "int", "signed": "int", "signed int": "int", "int32_t": "int",
+    "unsigned": "unsigned", "unsigned int": "unsigned", "uint32_t": "unsigned", "uint": "unsigned",
+    "unsigned long long": "ull", "unsigned long long int": "ull",
+    "long long": "ll", "long long int": "ll",
+    "float": "float", "double": "double",
+}
+_INTEGER = {"int", "unsigned", "ull", "ll"}
+
+_IDENTITY = {
+    "+": {"int": "0", "unsigned": "0u", "ull": "0ull", "ll": "0ll", "float": "0.0f",
+          "double": "0.0"},
+    "|": {"int": "0", "unsigned": "0u", "ull": "0ull", "ll": "0ll"},
+    "^": {"int": "0", "unsigned": "0u", "ull": "0ull", "ll": "0ll"},
+    "&": {"int": "-1", "unsigned": "0xffffffffu", "ull": "0xffffffffffffffffull", "ll": "-1ll"},
+    "max": {"int": "(-2147483647 - 1)", "unsigned": "0u", "ull": "0ull",
+            "ll": "(-9223372036854775807ll - 1)"},
+    "min": {"int": "2147483647", "unsigned": "0xffffffffu", "ull": "0xffffffffffffffffull",
+            "ll": "9223372036854775807ll"},
+}
+
+SHUFFLES = {"xor": "__shfl_xor_sync", "down": "__shfl_down_sync"}
+SMEM_LIMIT = 48 * 1024
+
+_PRIMARY = {"identifier", "number_literal", "subscript_expression", "call_expression",
+            "field_expression", "string_literal", "char_literal", "true", "false", "this",
+            "qualified_identifier", "template_function", "null", "nullptr"}
+
+
+def _strip(node):
+    while node is not None and node.type == "parenthesized_expression":
+        inner = [c for c in node.named_children if c.type != "comment"]
+        if len(inner) != 1:
+            break
+        node = inner[0]
+    return node
+
+
+def wrap(unit, node) -> str:
+    """The text of ``node``, parenthesized unless it is a primary expression (a
+    parenthesized expression gets one more pair: :func:`unwrap` removes exactly that)."""
+    t = unit.text(node)
+    return t if node.type in _PRIMARY else f"({t})"
+
+
+def unwrap(unit, node) -> str:
+    """Inverse of :func:`wrap`."""
+    if node.type == "parenthesized_expression":
+        inner = [c for c in node.named_children if c.type != "comment"]
+        if len(inner) == 1 and inner[0].type not in _PRIMARY:
+            return unit.text(inner[0])
+    return unit.text(node)
+
+
+def squash(text: str) -> str:
+    """Whitespace, comments and pragmas removed, except one blank between two words."""
+    text = re.sub(r"^[ \t]*#[ \t]*pragma[^\n]*$", "", text, flags=re.MULTILINE)
+    text = re.sub(r"//[^\n]*|/\*.*?\*/", " ", text, flags=re.DOTALL)
+    text = re.sub(r"(?<=\w)\s+(?=\w)", "\x00", text)
+    return re.sub(r"\s+", "", text).replace("\x00", " ")
+
+
+def pointee(site_or_unit, fn, ptr) -> tuple[str | None, str]:
+    """(base type of what ``ptr`` points at, why not known): ``out``, ``&out[k]``,
+    ``out + k``, ``&s_sum`` of a kernel parameter or a local/shared declaration."""
+    unit = site_or_unit
+    node = _strip(ptr)
+    name = None
+    if node.type == "pointer_expression" and unit.text(node).lstrip().startswith("&"):
+        arg = _strip(node.child_by_field_name("argument"))
+        if arg is not None and arg.type == "subscript_expression":
+            base = _strip(arg.child_by_field_name("argument"))
+            if base is not None and base.type == "identifier":
+                name, depth = unit.text(base), 1
+        elif arg is not None and arg.type == "identifier":
+            name, depth = unit.text(arg), 0
+    elif node.type == "binary_expression" and unit.text(node.child_by_field_name("operator")) == "+":
+        left = _strip(node.child_by_field_name("left"))
+        if left is not None and left.type == "identifier":
+            name, depth = unit.text(left), 1
+    elif node.type == "identifier":
+        name, depth = unit.text(node), 1
+    if name is None:
+        return None, f"cannot tell what `{norm(unit.text(ptr))}` points at"
+    for p in fn.params:
+        if p.name == name:
+            if depth == 1 and p.pointer == 1:
+                return p.base_type, ""
+            if depth == 0 and p.pointer == 0 and not p.reference:
+                return None, f"{name} is a by-value parameter"
+            return None, f"{name} is a {p.type}, not a pointer to the reduced value"
+    for d in unit.shared_decls():
+        if d.name == name:
+            if (depth == 1 and len(d.dims) >= 1) or (depth == 0 and not d.dims):
+                return norm(d.type), ""
+    return None, f"{name} is not a pointer parameter or a __shared__ variable of {fn.name}"
+
+
+def value_class(type_text: str | None, fn) -> str | None:
+    if type_text is None:
+        return None
+    t = norm(type_text.replace("const", "").replace("volatile", "").replace("std::", ""))
+    if t in _CLASSES:
+        return _CLASSES[t]
+    if any(tp.kind == "type" and tp.name == t for tp in fn.template_params):
+        return "template"
+    return None
+
+
+def define_value(unit, name: str) -> int | None:
+    """The integer value of ``#define NAME v`` / ``constexpr int NAME = v`` in the unit."""
+    src = unit.source.decode("utf-8", "replace")
+    for pat in (rf"^[ \t]*#[ \t]*define[ \t]+{re.escape(name)}[ \t]+\(?\s*(\d+)[uUlL]*\s*\)?[ \t]*$",
+                rf"\b(?:constexpr|const)\s+(?:static\s+)?(?:unsigned\s+)?(?:int|size_t|unsigned)\s+"
+                rf"{re.escape(name)}\s*=\s*(\d+)[uUlL]*\s*;"):
+        m = re.search(pat, src, re.MULTILINE)
+        if m:
+            return int(m.group(1))
+    return None
+
+
+def const_value(unit, expr: str, ctx) -> int | None:
+    """An integer contract/array expression with macros, constexpr constants and
+    ``--assume NAME==v`` values substituted; None when something stays unknown."""
+    from kltrans.syntax.contract import evaluate
+
+    env = dict(ctx.sizes)
+    for name in set(re.findall(r"[A-Za-z_]\w*", expr)):
+        if name in env or name in ("ceil_div", "min", "max"):
+            continue
+        v = define_value(unit, name)
+        if v is None:
+            return None
+        env[name] = v
+    try:
+        return evaluate(expr.replace("/", "//") if "//" not in expr else expr, env)
+    except Exception:
+        return None
+
+
+def contract_block(site, ctx):
+    """(block size as int, text, why) from the kernel's launch contract."""
+    from kltrans.syntax.contract import contracts
+
+    fn = site.function
+    try:
+        c = contracts(site.unit).get(fn.name)
+    except Exception as e:  # a malformed header
+        return None, None, str(e)
+    if c is None:
+        return None, None, (f"{fn.name} has no launch contract (`// kltrans: launch {fn.name} "
+                            "grid=... block=...`): the block size is unknown")
+    if len(c.block) != 1 and any(b.strip() != "1" for b in c.block[1:]):
+        return None, None, (f"the block of {fn.name} is ({', '.join(c.block)}): the pass "
+                            "indexes threads by threadIdx.x and needs a 1-D block")
+    v = const_value(site.unit, c.block[0], ctx)
+    return v, c.block[0], ("" if v is not None else
+                           f"block={c.block[0]} is not a known constant (give --assume "
+                           f"'{c.block[0]}==N' or --assume full_warp)")
+
+
+# ================================================================= recognizing a reduction
+_MASK = r"(?:0[xX][fF]{8}[uU]?|~0[uU]?|-1|FULL_MASK|FULLMASK|0xffffffffu)"
+_LANE_FORMS = {"threadIdx.x&31", "threadIdx.x%32", "threadIdx.x%warpSize",
+               "threadIdx.x&(warpSize-1)", "threadIdx.x&0x1f", "threadIdx.x&0x1F"}
+_WARP_FORMS = {"threadIdx.x>>5", "threadIdx.x/32", "threadIdx.x/warpSize"}
+_NWARP_FORMS = {"blockDim.x>>5", "blockDim.x/32", "(blockDim.x+31)>>5", "(blockDim.x+31)/32",
+                "blockDim.x/warpSize", "(blockDim.x+warpSize-1)/warpSize"}
+_LOOP_HEAD = re.compile(
+    r"^for\((?:const )?(?:int|unsigned|unsigned int|auto) (\w+)=(?:16|warpSize/2|32/2|"
+    r"\(warpSize/2\)|\(32/2\)|\(warpSize>>1\)|warpSize>>1);\1(?:>0|>=1|!=0|>0u);"
+    r"(?:\1>>=1|\1/=2|\1=\1>>1|\1=\1/2)\)")
+
+
+def _paren(s: str) -> str:
+    while s.startswith("(") and s.endswith(")") and _balanced(s[1:-1]):
+        s = s[1:-1]
+    return s
+
+
+def _balanced(s: str) -> bool:
+    d = 0
+    for ch in s:
+        d += ch == "("
+        d -= ch == ")"
+        if d < 0:
+            return False
+    return d == 0
+
+
+def _combine_stmt(text: str, offset: str | None):
+    """(value, op, shuffle, offset) for ``A += __shfl_xor_sync(M, A, O);`` and the like."""
+    sh = (rf"__shfl_(xor|down)_sync\({_MASK},(\w+),(\w+)(?:,(?:32|warpSize))?\)")
+    m = re.fullmatch(rf"(\w+)(\+|\||&|\^)={sh};", text)
+    if m and m.group(1) == m.group(4):
+        return m.group(1), m.group(2), m.group(3), m.group(5)
+    m = re.fullmatch(rf"(\w+)=\1(\+|\||&|\^){sh};", text)
+    if m and m.group(1) == m.group(4):
+        return m.group(1), m.group(2), m.group(3), m.group(5)
+    m = re.fullmatch(rf"(\w+)=(max|min|umax|umin|fmaxf|fminf)\(\1,{sh}\);", text)
+    if m and m.group(1) == m.group(4):
+        op = "max" if "max" in m.group(2) else "min"
+        return m.group(1), op, m.group(3), m.group(5)
+    return None
+
+
+def shuffle_loop(unit, node):
+    """(value, op, shuffle) of a warp shuffle reduction loop, or None."""
+    if node is None or node.type != "for_statement":
+        return None
+    body = node.child_by_field_name("body")
+    st = statements(body)
+    if len(st) != 1:
+        return None
+    head = squash(unit.text((node.start_byte, body.start_byte)))
+    m = _LOOP_HEAD.match(head)
+    if not m:
+        return None
+    got = _combine_stmt(squash(unit.text(st[0])), m.group(1))
+    if got is None or got[3] != m.group(1):
+        return None
+    return got[0], got[1], got[2]
+
+
+def _decl_parts(unit, node):
+    """(type, name, value node) of ``[const] T name = value;`` (one declarator), else None."""
+    if node is None or node.type != "declaration":
+        return None
+    ds = node.children_by_field_name("declarator")
+    if len(ds) != 1 or ds[0].type != "init_declarator":
+        return None
+    name = ds[0].child_by_field_name("declarator")
+    if name is None or name.type != "identifier":
+        return None
+    ty = node.child_by_field_name("type")
+    return norm(unit.text(ty)), unit.text(name), ds[0].child_by_field_name("value")
+
+
+@dataclass
+class Reduction:
+    """A block reduction of ``value`` ending in one atomic by thread 0."""
+
+    first: object  # the shuffle loop (the anchor)
+    last: object  # the `if (warp == 0) {...}` statement
+    stmts: list  # the statements of the reduction, in order
+    value: str  # A: the per-thread value
+    ops: tuple  # (op of phase 1, op of phase 2, op of the atomic)
+    shuffle: str  # xor | down
+    identity: str  # the fill of phase 2
+    partials: str  # S
+    atomic: object  # the atomic call node
+    address: object  # P node
+    declared: tuple  # names declared by the reduction's statements
+    phase2_value: str  # B
+
+
+def _lane_names(unit, fn):
+    """Names declared in ``fn`` as the lane / the warp of the thread."""
+    lanes, warps = set(), set()
+    for n in unit.walk(fn.body):
+        got = _decl_parts(unit, n)
+        if got is None or got[2] is None:
+            continue
+        v = _paren(squash(unit.text(got[2])))
+        if v in _LANE_FORMS:
+            lanes.add(got[1])
+        elif v in _WARP_FORMS:
+            warps.add(got[1])
+    return lanes, warps
+
+
+def match_reduction(unit, fn, loop, contract_text: str | None = None):
+    """(:class:`Reduction`, None) for the block reduction starting at ``loop``, or
+    (None, why)."""
+    first = shuffle_loop(unit, loop)
+    if first is None:
+        return None, "the loop is not a warp shuffle reduction `for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(...)`"
+    a, op1, shfl = first
+    block = loop.parent
+    sts = statements(block)
+    k = next(j for j, s in enumerate(sts) if s.id == loop.id)
+    lanes, warps = _lane_names(unit, fn)
+    j = k + 1
+    declared = []
+    while j < len(sts):
+        got = _decl_parts(unit, sts[j])
+        if got is None:
+            break
+        v = _paren(squash(unit.text(got[2]))) if got[2] is not None else ""
+        if v not in _LANE_FORMS | _WARP_FORMS:
+            break
+        declared.append(got[1])
+        j += 1
+
+    def is_lane(t, phase2=False):
+        t = _paren(t)
+        return t in lanes or t in _LANE_FORMS or (phase2 and t == "threadIdx.x")
+
+    def is_warp(t):
+        t = _paren(t)
+        return t in warps or t in _WARP_FORMS
+
+    def lane0(t, phase2=False):
+        t = _paren(t)
+        m = re.fullmatch(r"(.+)==0[uU]?", t) or re.fullmatch(r"0[uU]?==(.+)", t) or \
+            re.fullmatch(r"!(.+)", t)
+        return m is not None and is_lane(m.group(1), phase2)
+
+    def cond_of(ifn):
+        c = ifn.child_by_field_name("condition")
+        return _paren(squash(unit.text(c)))
+
+    def sole_if(ifn):
+        return ifn is not None and ifn.type == "if_statement" and \
+            ifn.child_by_field_name("alternative") is None
+
+    # if (lane == 0) S[warp] = A;
+    if j >= len(sts) or not sole_if(sts[j]) or not lane0(cond_of(sts[j])):
+        return None, f"after the shuffle loop on {a}, no `if (lane == 0)` writes the warp's partial"
+    body = statements(sts[j].child_by_field_name("consequence"))
+    m = re.fullmatch(r"(\w+)\[(.+)\]=(\w+);", squash(unit.text(body[0]))) if len(body) == 1 else None
+    if m is None or m.group(3) != a or not is_warp(m.group(2)):
+        return None, f"`if (lane == 0)` does not just store {a} into partials[warp]"
+    s = m.group(1)
+    j += 1
+    if j >= len(sts) or squash(unit.text(sts[j])) != "__syncthreads();":
+        return None, "the warp partials are not followed by __syncthreads()"
+    j += 1
+    if j >= len(sts) or not sole_if(sts[j]):
+        return None, "no `if (warp == 0)` reduces the partials after the barrier"
+    c = cond_of(sts[j])
+    w0 = re.fullmatch(r"(.+)==0[uU]?", c)
+    if not ((w0 and is_warp(w0.group(1))) or c in ("threadIdx.x<32", "threadIdx.x<warpSize")):
+        return None, f"`if ({c})` after the barrier is not warp 0"
+    last = sts[j]
+    inner = statements(last.child_by_field_name("consequence"))
+    q = 0
+    consts = {}
+    while q < len(inner):
+        got = _decl_parts(unit, inner[q])
+        if got is None or got[2] is None or not pure(unit, got[2]) or \
+                re.search(rf"\b{re.escape(s)}\b", unit.text(got[2])):
+            break
+        consts[got[1]] = _paren(squash(unit.text(got[2])))
+        declared.append(got[1])
+        q += 1
+    if q >= len(inner):
+        return None, "warp 0 does not load the partials"
+    load = inner[q]
+    got = _decl_parts(unit, load)
+    if got is not None:
+        b, rhs = got[1], got[2]
+        declared.append(b)
+    else:
+        e = load.named_children[0] if load.type == "expression_statement" and \
+            load.named_children else None
+        if e is None or e.type != "assignment_expression" or \
+                unit.text(e.child_by_field_name("operator")) != "=" or \
+                e.child_by_field_name("left").type != "identifier":
+            return None, "warp 0 does not load the partials into a value"
+        b, rhs = unit.text(e.child_by_field_name("left")), e.child_by_field_name("right")
+    rhs = _strip(rhs)
+    parts = None
+    if rhs is not None and rhs.type == "conditional_expression":
+        cnd = _strip(rhs.child_by_field_name("condition"))
+        con = _strip(rhs.child_by_field_name("consequence"))
+        if cnd.type == "binary_expression" and \
+                unit.text(cnd.child_by_field_name("operator")) == "<" and \
+                con.type == "subscript_expression":
+            idx = con.child_by_field_name("indices") or con.child_by_field_name("index")
+            parts = (squash(unit.text(cnd.child_by_field_name("left"))),
+                     squash(unit.text(cnd.child_by_field_name("right"))),
+                     squash(unit.text(con.child_by_field_name("argument"))),
+                     _paren(squash(unit.text(idx))) if idx is not None else "",
+                     squash(unit.text(rhs.child_by_field_name("alternative"))))
+    if parts is None or parts[2] != s or not is_lane(parts[0], True) or \
+            _paren(parts[0]) != _paren(parts[3].strip("[]")):
+        return None, f"warp 0 does not load `lane < nwarps ? {s}[lane] : identity`"
+    nw = _paren(parts[1])
+    nw = consts.get(nw, nw)
+    ok = _paren(nw) in _NWARP_FORMS
+    if not ok and contract_text is not None:
+        ok = _paren(nw) in (f"{squash(contract_text)}/32", f"({squash(contract_text)})/32")
+    if not ok:
+        return None, f"warp 0 reads `{nw}` partials, not the block's number of warps"
+    ident = parts[4]
+    q += 1
+    second = shuffle_loop(unit, inner[q]) if q < len(inner) else None
+    if second is None or second[0] != b:
+        return None, f"warp 0 does not shuffle-reduce {b}"
+    q += 1
+    if q >= len(inner) or not sole_if(inner[q]) or not lane0(cond_of(inner[q]), True):
+        return None, "warp 0 does not end with `if (lane == 0)` and the atomic"
+    tail = statements(inner[q].child_by_field_name("consequence"))
+    call = None
+    if len(tail) == 1 and tail[0].type == "expression_statement":
+        e = tail[0].named_children[0] if tail[0].named_children else None
+        if e is not None and e.type == "call_expression":
+            call = e
+    if call is None or q + 1 != len(inner):
+        return None, "the reduction does not end in a single atomic call by lane 0 of warp 0"
+    f = unit.text(call.child_by_field_name("function"))
+    args = [x for x in call.child_by_field_name("arguments").named_children if x.type != "comment"]
+    if f not in OPS or len(args) != 2 or squash(unit.text(args[1])) != b:
+        return None, f"`{norm(unit.text(call))}` is not atomic<op>(address, {b})"
+    stmts = sts[k:j + 1]
+    return Reduction(loop, last, stmts, a, (op1, second[1], OPS[f]), shfl, ident, s, call,
+                     args[0], tuple(declared), b), None
+
+
+_ZERO = re.compile(r"^\(?-?(?:0+|0*\.0*|0+\.0*)(?:[eE][+-]?\d+)?[fFuUlL]*\)?$")
+
+
+def is_identity(op: str, text: str, cls: str | None) -> bool:
+    t = _paren(text)
+    zero = bool(_ZERO.match(t)) or re.fullmatch(r"(?:\(\w+\)0|\w+\(0\))", t) is not None
+    if op in ("+", "|", "^"):
+        return zero
+    if op == "&":
+        return t in ("-1", "~0", "~0u", "~0U", "~0ull", "-1ll") or \
+            re.fullmatch(r"0[xX][fF]{8}(?:[fF]{8})?[uUlL]*", t) is not None
+    if op == "max":
+        if zero:
+            return cls in ("unsigned", "ull")
+        return t in ("INT_MIN", "-2147483647-1", "LLONG_MIN", "-9223372036854775807ll-1",
+                     "-INFINITY", "-FLT_MAX", "-DBL_MAX", "(-2147483647-1)")
+    if op == "min":
+        return t in ("INT_MAX", "2147483647", "LLONG_MAX", "9223372036854775807ll", "INFINITY",
+                     "FLT_MAX", "DBL_MAX", "UINT_MAX") or \
+            re.fullmatch(r"0[xX][fF]{8}(?:[fF]{8})?[uUlL]*", t) is not None
+    return False
+
+
+# ============================================================== block-reduce-atomic
+ATOMIC = Rule(pattern="$F($P, $V)", inside_kernel=True,
+              constraints={"F": {"regex": r"^atomic(Add|Max|Min|Or|And|Xor)$"}})
+
+
+@dataclass(frozen=True)
+class _Shape:
+    stmt: object  # the statement replaced: the expression statement or the guarding if
+    cond: object  # the guard's condition expression (None: unguarded)
+    braces: bool
+
+
+def _shape(site):
+    """(_Shape, None) when the atomic runs once per thread at the kernel's top level."""
+    call = site.node
+    st = call.parent
+    body = site.function.body
+    if st is None or st.type != "expression_statement":
+        return None, "the atomic is not a statement of its own"
+    if st.parent is not None and st.parent.id == body.id:
+        return _Shape(st, None, False), None
+    p, braces = st.parent, False
+    if p is not None and p.type == "compound_statement" and len(statements(p)) == 1:
+        p, braces = p.parent, True
+    if p is not None and p.type == "if_statement" and p.parent is not None and \
+            p.parent.id == body.id and p.child_by_field_name("alternative") is None:
+        cons = p.child_by_field_name("consequence")
+        cc = p.child_by_field_name("condition")
+        inner = [c for c in cc.named_children if c.type != "comment"]
+        if cons is not None and (cons.id == st.id or (braces and cons.id == st.parent.id)) \
+                and len(inner) == 1 and inner[0].type != "declaration" and \
+                cc.child_by_field_name("initializer") is None:
+            return _Shape(p, inner[0], braces), None
+    what = "a loop" if any(a.type in ("for_statement", "while_statement", "do_statement")
+                           for a in _ancestors(st, body)) else "nested code"
+    return None, (f"the atomic is inside {what}, not a statement of {site.function.name}'s body "
+                  "or the sole statement of a top-level `if`: every thread must reach the "
+                  "block reduction exactly once")
+
+
+def _ancestors(node, stop):
+    p = node.parent
+    while p is not None and p.id != stop.id:
+        yield p
+        p = p.parent
+
+
+def _reduction_op(site, ctx) -> Verdict:
+    f = site.text("F")
+    op = OPS[f]
+    ty, why = pointee(site.unit, site.function, site.match.bindings["P"])
+    if ty is None:
+        return Verdict.no(why)
+    cls = value_class(ty, site.function)
+    if cls is None:
+        return Verdict.no(f"{f} on {ty}: the pass knows int, unsigned, (unsigned) long long, "
+                          "float and double")
+    if cls == "template":
+        if op != "+":
+            return Verdict.no(f"{f} on the template type {ty}: its identity is not known")
+        return Verdict.yes(f"{f} on {ty}: identity {ty}(0)")
+    if op not in ("+",) and cls not in _INTEGER:
+        return Verdict.no(f"{f} on {ty}: the pass reduces {op} on integers only")
+    return Verdict.yes(f"{f} on {ty}: {op} is associative and commutative, identity "
+                       f"{_IDENTITY[op][cls]}")
+
+
+def _reassociation(site, ctx) -> Verdict:
+    ty, _ = pointee(site.unit, site.function, site.match.bindings["P"])
+    cls = value_class(ty, site.function)
+    if cls in _INTEGER:
+        return Verdict.yes(f"{ty} arithmetic is exact in any order")
+    if ctx.assumed("reassoc") or ctx.assumed("fast_math"):
+        return Verdict.yes(f"--assume reassoc: the {ty} sum may be reassociated")
+    return Verdict.no(f"{ty} addition is not associative: the tree sum rounds differently "
+                      "from the per-thread atomics; give --assume reassoc if the tolerance "
+                      "allows it")
+
+
+def _return_unused(site, ctx) -> Verdict:
+    st = site.node.parent
+    if st is None or st.type != "expression_statement":
+        return Verdict.no(f"the value returned by {site.text('F')} is used "
+                          f"(`{norm(site.unit.text(st))[:60]}`): only thread 0 would get one")
+    return Verdict.yes("the atomic's return value is unused")
+
+
+def _uniform_address(site, ctx) -> Verdict:
+    unit = site.unit
+    p = site.match.bindings["P"]
+    t = norm(unit.text(p))
+    if not pure(unit, p):
+        return Verdict.no(f"the address `{t}` has side effects: only thread 0 would evaluate it")
+    dep = sources(unit, p)
+    thr = sorted(dep & THREAD_SYMBOLS)
+    if thr:
+        return Verdict.no(f"the address `{t}` depends on {thr[0]}: the threads of a block "
+                          "update different words")
+    if UNKNOWN_DEP in dep:
+        return Verdict.unknown(f"cannot tell whether the address `{t}` is the same for every "
+                               "thread of the block")
+    return Verdict.yes(f"the address `{t}` is the same for every thread of the block")
+
+
+def _block_reach(site, ctx) -> Verdict:
+    sh, why = _shape(site)
+    if sh is None:
+        return Verdict.no(why)
+    unit = site.unit
+    for cond, how in enclosing_conditions(unit, sh.stmt):
+        line = unit.line_col(cond.start_byte)[0]
+        return Verdict.no(f"an earlier exit under `{norm(unit.text(cond))}` (line {line}) "
+                          "leaves threads that never reach the block reduction's __syncthreads()"
+                          if how == "exit" else
+                          f"the statement runs under `{norm(unit.text(cond))}` (line {line})")
+    if sh.cond is not None and not pure(unit, sh.cond):
+        return Verdict.no(f"the guard `{norm(unit.text(sh.cond))}` has side effects")
+    return Verdict.yes("every thread of the block reaches the atomic's statement once"
+                       + (" (threads failing the guard add the identity)" if sh.cond is not None
+                          else ""))
+
+
+def _whole_warps(site, ctx) -> Verdict:
+    v, text, why = contract_block(site, ctx)
+    if v is None:
+        if text is not None and (ctx.assumed("full_warp") or ctx.divisible(text, 32)):
+            return Verdict.yes(f"block={text}: whole warps (from the context)")
+        return Verdict.no(why) if text is None else Verdict.unknown(why)
+    if v % 32 or v > 1024:
+        return Verdict.no(f"block={text} = {v} is not a whole number of warps (<= 1024): the "
+                          "full-mask shuffles need every lane of every warp")
+    return Verdict.yes(f"block={text} = {v}: {v // 32} whole warps, at most 32 partials")
+
+
+def _smem_budget(site, ctx) -> Verdict:
+    unit, fn = site.unit, site.function
+    ty, _ = pointee(unit, fn, site.match.bindings["P"])
+    size = type_size(unit, ty) if ty else None
+    if size is None:
+        size = 8  # a template value type: at most a double
+    fp = shared_footprint(unit, fn, ctx.sizes)
+    if fp.static_bytes is None:
+        return Verdict.unknown(f"static shared memory of {fn.name} unknown: {fp.reason}")
+    total = fp.static_bytes + 32 * size
+    if total > SMEM_LIMIT:
+        return Verdict.no(f"{fp.static_bytes} B of static shared memory plus 32 x {size} B of "
+                          f"partials exceed the 48 KiB static limit")
+    return Verdict.yes(f"{fp.static_bytes} B + {32 * size} B of partials fit in 48 KiB")
+
+
+def _names(unit, fn):
+    a = fresh(unit, fn, ("val", "v", "rv"))
+    s = fresh(unit, fn, ("warp_part", "s_part", "partial"), taken={a})
+    o = fresh(unit, fn, ("off", "o", "delta"), taken={a, s})
+    lane = fresh(unit, fn, ("lane", "ln", "lane_id"), taken={a, s, o})
+    warp = fresh(unit, fn, ("warp", "wid", "warp_id"), taken={a, s, o, lane})
+    return a, s, o, lane, warp
+
+
+def _combine(op: str, a: str, shuffle: str, o: str) -> str:
+    sh = f"{SHUFFLES[shuffle]}(0xffffffffu, {a}, {o})"
+    if op in ("max", "min"):
+        return f"{a} = {op}({a}, {sh});"
+    return f"{a} {op}= {sh};"
+
+
+def reduction_text(ty, init, ident, op, shuffle, atomic, address, names, ind, st) -> str:
+    a, s, o, lane, warp = names
+    i1, i2, i3 = ind + st, ind + st * 2, ind + st * 3
+    comb = _combine(op, a, shuffle, o)
+    return "\n".join([
+        "{",
+        f"{i1}{ty} {a} = {init};",
+        f"{i1}__shared__ {ty} {s}[32];",
+        f"{i1}for (int {o} = 16; {o} > 0; {o} >>= 1) {{",
+        f"{i2}{comb}",
+        f"{i1}}}",
+        f"{i1}const int {lane} = threadIdx.x & 31;",
+        f"{i1}const int {warp} = threadIdx.x >> 5;",
+        f"{i1}if ({lane} == 0) {{",
+        f"{i2}{s}[{warp}] = {a};",
+        f"{i1}}}",
+        f"{i1}__syncthreads();",
+        f"{i1}if ({warp} == 0) {{",
+        f"{i2}{a} = {lane} < (blockDim.x >> 5) ? {s}[{lane}] : {ident};",
+        f"{i2}for (int {o} = 16; {o} > 0; {o} >>= 1) {{",
+        f"{i3}{comb}",
+        f"{i2}}}",
+        f"{i2}if ({lane} == 0) {{",
+        f"{i3}{atomic}({address}, {a});",
+        f"{i2}}}",
+        f"{i1}}}",
+        f"{ind}}}",
+    ])
+
+
+@dataclass(frozen=True)
+class BlockReduceAtomic(Pass):
+    """Reduce a block's values with warp shuffles before one atomic per block.
+
+    Before::
+
+        // kltrans: launch reduce_sum_naive grid=ceil_div(n, 256) block=256
+        int i = blockIdx.x * blockDim.x + threadIdx.x;
+        if (i < n) {
+            atomicAdd(out, x[i]);
+        }
+
+    After ``block-reduce-atomic{shuffle=xor}`` (with ``--assume reassoc``)::
+
+        int i = blockIdx.x * blockDim.x + threadIdx.x;
+        {
+            float val = (i < n) ? x[i] : 0.0f;
+            __shared__ float warp_part[32];
+            for (int off = 16; off > 0; off >>= 1) {
+                val += __shfl_xor_sync(0xffffffffu, val, off);
+            }
+            const int lane = threadIdx.x & 31;
+            const int warp = threadIdx.x >> 5;
+            if (lane == 0) {
+                warp_part[warp] = val;
+            }
+            __syncthreads();
+            if (warp == 0) {
+                val = lane < (blockDim.x >> 5) ? warp_part[lane] : 0.0f;
+                for (int off = 16; off > 0; off >>= 1) {
+                    val += __shfl_xor_sync(0xffffffffu, val, off);
+                }
+                if (lane == 0) {
+                    atomicAdd(out, val);
+                }
+            }
+        }
+
+    Accepted anchors: ``atomicAdd/Max/Min/Or/And/Xor(P, V);`` as a statement of the
+    kernel body, or as the sole statement of a top-level ``if (c)`` without ``else``
+    (braced or not). A guarded atomic becomes ``v = (c) ? V : identity`` so that every
+    thread reaches the barrier; the identity is that of the operator and type (0 for
+    ``+``, ``|``, ``^``; INT_MIN / 0u for max; INT_MAX / 0xffffffffu for min; all ones for
+    ``&``; ``T(0)`` for ``+`` on a template type). Names are fresh (val, warp_part, off,
+    lane, warp, or the next free ones) and live in the new block. The launch is
+    unchanged: the partials are static shared memory (not part of the launch contract).
+
+    Preconditions: reduction-op (dtype: a known pointee type and an associative,
+    commutative operator on it: + on int/unsigned/long long/float/double, the bitwise
+    and max/min ops on integers), reassociation (dtype: integers are exact; a float or
+    double sum is reassociated, so it needs ``--assume reassoc`` from the context, the
+    caller vouching that the tolerance allows it), return-unused (storage: the atomic's
+    value is not used), uniform-address (storage: the address is pure and does not depend
+    on threadIdx, e.g. ``out``, ``&out[0]``, ``result + blockIdx.y``), block-reach
+    (pipeline: the statement is at the kernel's top level, not in a loop, and no earlier
+    ``return`` can skip it, so all threads reach the new ``__syncthreads()``), whole-warps
+    (hardware: the launch contract's block is 1-D and a multiple of 32 — from the header,
+    ``#define``/``constexpr`` constants, ``--assume BLOCK==256`` or ``--assume full_warp``;
+    the full-mask shuffles need every lane), smem-budget (hardware: the kernel's static
+    shared memory plus 32 partials fit in 48 KiB).
+
+    Options: ``shuffle`` (``xor``: butterfly, every lane ends with the total; ``down``:
+    tree towards lane 0, the only lane that is used).
+    """
+
+    name = "block-reduce-atomic"
+    kind = "optimize"
+    inverse = "atomic-per-thread"
+    anchor = ATOMIC
+    preconditions = (
+        Precondition("reduction-op", "dtype",
+                     "the atomic's operator is associative and commutative on a known pointee "
+                     "type with an identity", _reduction_op),
+        Precondition("reassociation", "dtype",
+                     "integer ops are exact; a float sum needs --assume reassoc",
+                     _reassociation),
+        Precondition("return-unused", "storage", "the atomic's return value is not used",
+                     _return_unused),
+        Precondition("uniform-address", "storage",
+                     "the address is pure and the same for every thread of the block",
+                     _uniform_address),
+        Precondition("block-reach", "pipeline",
+                     "every thread reaches the atomic's statement exactly once (top level, no "
+                     "earlier exit)", _block_reach),
+        Precondition("whole-warps", "hardware",
+                     "the 1-D block is a multiple of 32 threads (full-mask shuffles)",
+                     _whole_warps),
+        Precondition("smem-budget", "hardware",
+                     "static shared memory plus 32 partials fit in 48 KiB", _smem_budget),
+    )
+
+    shuffle: str = option("xor", Choice("xor", "down"),
+                          "warp shuffle: xor (butterfly) or down (tree to lane 0)")
+
+    def rewrite(self, site, ctx):
+        unit, fn = site.unit, site.function
+        sh, _ = _shape(site)
+        f = site.text("F")
+        op = OPS[f]
+        ty, _ = pointee(unit, fn, site.match.bindings["P"])
+        cls = value_class(ty, fn)
+        ident = f"{ty}(0)" if cls == "template" else _IDENTITY[op][cls]
+        v = site.match.bindings["V"]
+        e = wrap(unit, v)
+        init = e if sh.cond is None else f"({unit.text(sh.cond)}) ? {e} : {ident}"
+        ind = line_indent(unit, sh.stmt.start_byte)
+        st = indent_step(unit, sh.stmt)
+        if ind and st == ind:
+            st = "    " if len(ind) % 4 == 0 else "  "
+        text = reduction_text(ty, init, ident, op, self.shuffle, f, site.text("P"),
+                              _names(unit, fn), ind, st)
+        return [Edit(sh.stmt.start_byte, sh.stmt.end_byte, text)]
+
+    def inverse_for(self, site, ctx):
+        sh, _ = _shape(site)
+        return AtomicPerThread(braces=bool(sh and sh.braces))
+
+
+# ================================================================== atomic-per-thread
+REDUCTION = Rule(kind="for_statement", inside_kernel=True,
+                 regex=r"__shfl_(xor|down)_sync",
+                 precedes=Rule(pattern="__syncthreads();"))
+
+
+def _match(site, ctx):
+    from kltrans.syntax.contract import contracts
+
+    c = None
+    try:
+        c = contracts(site.unit).get(site.function.name)
+    except Exception:
+        pass
+    return match_reduction(site.unit, site.function, site.node,
+                           c.block[0] if c is not None and c.block else None)
+
+
+def _own(site, red):
+    """(block, init value node, type) when the reduction is this pass's own output: a
+    nested block ``{ T A = INIT; __shared__ T S[32]; <reduction> }``."""
+    unit = site.unit
+    blk = site.node.parent
+    if blk is None or blk.type != "compound_statement" or blk.parent is None or \
+            blk.parent.type != "compound_statement":
+        return None
+    sts = statements(blk)
+    if len(sts) != len(red.stmts) + 2 or sts[2].id != red.first.id or \
+            sts[-1].id != red.last.id:
+        return None
+    got = _decl_parts(unit, sts[0])
+    if got is None or got[1] != red.value or red.phase2_value != red.value:
+        return None
+    if squash(unit.text(sts[1])) != f"__shared__ {squash(got[0])} {red.partials}[32];":
+        return None
+    return blk, got[2], got[0]
+
+
+def _reduction_shape(site, ctx) -> Verdict:
+    red, why = _match(site, ctx)
+    if red is None:
+        return Verdict.no(why)
+    return Verdict.yes(f"warp shuffles on {red.value}, partials in {red.partials}, warp 0, "
+                       f"one {unit_text(site, red.atomic.child_by_field_name('function'))} by "
+                       "thread 0")
+
+
+def unit_text(site, node) -> str:
+    return site.unit.text(node)
+
+
+def _matching_op(site, ctx) -> Verdict:
+    red, why = _match(site, ctx)
+    if red is None:
+        return Verdict.unknown(why)
+    o1, o2, o3 = red.ops
+    if not (o1 == o2 == o3):
+        return Verdict.no(f"the warp shuffles combine with {o1} and {o2} but the atomic is "
+                          f"{ATOMIC_OF[o3]}: the block does not reduce with the atomic's "
+                          "operator")
+    ty, _ = pointee(site.unit, site.function, red.address)
+    cls = value_class(ty, site.function)
+    if not is_identity(o3, red.identity, cls):
+        return Verdict.no(f"warp 0 fills missing partials with {red.identity}, not the identity "
+                          f"of {o3}")
+    return Verdict.yes(f"every step combines with {o3}; {red.identity} is its identity")
+
+
+def _dead_after(site, ctx) -> Verdict:
+    red, why = _match(site, ctx)
+    if red is None:
+        return Verdict.unknown(why)
+    unit, fn = site.unit, site.function
+    own = _own(site, red)
+    start = red.first.start_byte if own is None else own[0].start_byte
+    end = red.last.end_byte if own is None else own[0].end_byte
+    for n in unit.walk(red.address):
+        if n.type == "identifier" and unit.text(n) in red.declared:
+            return Verdict.no(f"the atomic's address uses {unit.text(n)}, declared by the "
+                              "reduction")
+    check = {red.value, red.partials} | set(red.declared)
+    for n in unit.walk(fn.body):
+        if n.type != "identifier" or unit.text(n) not in check:
+            continue
+        if start <= n.start_byte < end:
+            continue
+        name = unit.text(n)
+        line = unit.line_col(n.start_byte)[0]
+        if name == red.partials:
+            d = n.parent
+            while d is not None and d.type != "declaration":
+                d = d.parent
+            if d is not None and "__shared__" in unit.text(d) and len(
+                    d.children_by_field_name("declarator")) == 1:
+                continue
+            return Verdict.no(f"the partials array {name} is also used at line {line}")
+        if n.start_byte >= end:
+            return Verdict.no(f"{name} is used after the reduction (line {line}): it would "
+                              "no longer hold the reduced value")
+    return Verdict.yes(f"{red.value}, {red.partials} and the reduction's names are not used "
+                       "after it")
+
+
+def _shared_names(unit, fn):
+    out = set()
+    for d in unit.shared_decls():
+        if d.function == fn.name or d.function is None:
+            out.add(d.name)
+    return out
+
+
+def _barrier_private(site, ctx) -> Verdict:
+    red, why = _match(site, ctx)
+    if red is None:
+        return Verdict.unknown(why)
+    unit, fn = site.unit, site.function
+    start, end = red.first.start_byte, red.last.end_byte
+    others = _shared_names(unit, fn) - {red.partials}
+    before, after = set(), set()
+    for n in unit.walk(fn.body):
+        if n.type == "identifier" and unit.text(n) in others:
+            if n.end_byte <= start:
+                before.add(unit.text(n))
+            elif n.start_byte >= end:
+                after.add(unit.text(n))
+    both = sorted(before & after)
+    if both:
+        return Verdict.no(f"the shared array {both[0]} is used before and after the reduction: "
+                          "its __syncthreads() may be what orders those accesses")
+    own = [b for b in barriers(unit, fn) if start <= b.node.start_byte < end]
+    if len(own) != 1:
+        return Verdict.no(f"{len(own)} barriers inside the reduction")
+    return Verdict.yes("the reduction's __syncthreads() orders only its own partials")
+
+
+@dataclass(frozen=True)
+class AtomicPerThread(Pass):
+    """Turn a block reduction followed by one atomic per block back into per-thread atomics.
+
+    Before::
+
+        for (int off = 16; off > 0; off >>= 1) {
+            acc += __shfl_xor_sync(0xffffffffu, acc, off);
+        }
+        const int lane = threadIdx.x & 31;
+        const int warp = threadIdx.x >> 5;
+        if (lane == 0) {
+            warp_sums[warp] = acc;
+        }
+        __syncthreads();
+        if (warp == 0) {
+            float s = lane < nwarps ? warp_sums[lane] : 0.0f;
+            for (int off = 16; off > 0; off >>= 1) {
+                s += __shfl_xor_sync(0xffffffffu, s, off);
+            }
+            if (lane == 0) {
+                atomicAdd(out, s);
+            }
+        }
+
+    After ``atomic-per-thread``::
+
+        atomicAdd(out, acc);
+
+    and the ``__shared__`` partials array's declaration is removed. On the block that
+    ``block-reduce-atomic`` writes (``{ T v = (c) ? V : id; __shared__ T p[32]; ... }``)
+    the whole block becomes ``if (c) atomicOp(P, V);`` (``atomicOp(P, V);`` when the value
+    had no guard) — the exact inverse. Recognized spellings: shuffle loops ``for (int o =
+    16 | warpSize / 2; o > 0; o >>= 1 | o /= 2)`` with ``__shfl_xor_sync`` or
+    ``__shfl_down_sync`` and ``+= |= &= ^=`` or ``v = max/min(v, ...)``; lane as
+    ``threadIdx.x & 31 | % 32 | % warpSize`` (or a variable holding it; ``threadIdx.x``
+    itself inside warp 0), warp as ``threadIdx.x >> 5 | / 32 | / warpSize``; warp 0 as
+    ``warp == 0`` or ``threadIdx.x < 32``; the number of warps as ``blockDim.x >> 5``,
+    ``(blockDim.x + 31) / 32`` and similar, or BLOCK / 32 of the launch header.
+
+    Preconditions: reduction-shape (layout: the statements are that reduction, in that
+    order, ending in one atomic by lane 0 of warp 0), matching-op (dtype: both shuffle
+    phases and the atomic use the same operator and warp 0 fills with its identity),
+    dead-after (storage: the value, the partials array and the reduction's own names
+    are not used after it, the partials nowhere else), barrier-private (pipeline: no
+    other shared array is used on both sides of the removed ``__syncthreads()``).
+
+    Options: ``braces`` (default true: the restored ``if`` of an own-shape block keeps
+    its statement in braces).
+    """
+
+    name = "atomic-per-thread"
+    kind = "simplify"
+    inverse = "block-reduce-atomic"
+    anchor = REDUCTION
+    preconditions = (
+        Precondition("reduction-shape", "layout",
+                     "warp shuffles, per-warp partials in shared memory, warp 0, one atomic by "
+                     "thread 0", _reduction_shape),
+        Precondition("matching-op", "dtype",
+                     "the shuffles and the atomic combine with one operator; warp 0 fills with "
+                     "its identity", _matching_op),
+        Precondition("dead-after", "storage",
+                     "the reduced value and the reduction's names are not used after it",
+                     _dead_after),
+        Precondition("barrier-private", "pipeline",
+                     "the removed __syncthreads() orders nothing but the reduction's partials",
+                     _barrier_private),
+    )
+
+    braces: bool = option(True, Bool(), "brace the restored if's statement")
+
+    def rewrite(self, site, ctx):
+        unit, fn = site.unit, site.function
+        red, _ = _match(site, ctx)
+        f = unit.text(red.atomic.child_by_field_name("function"))
+        p = unit.text(red.address)
+        own = _own(site, red)
+        if own is not None:
+            blk, init, _ = own
+            ind = line_indent(unit, blk.start_byte)
+            st = indent_step(unit, blk)
+            if ind and st == ind:
+                st = "    " if len(ind) % 4 == 0 else "  "
+            if init.type == "conditional_expression":
+                c = init.child_by_field_name("condition")
+                e = init.child_by_field_name("consequence")
+                call = f"{f}({p}, {unwrap(unit, e)});"
+                cond = unwrap_cond(unit, c)
+                text = (f"if ({cond}) {{\n{ind}{st}{call}\n{ind}}}" if self.braces
+                        else f"if ({cond}) {call}")
+            else:
+                text = f"{f}({p}, {unwrap(unit, init)});"
+            return [Edit(blk.start_byte, blk.end_byte, text)]
+        start, lead = red.first.start_byte, ""
+        prs = pragmas_for(unit, red.first)
+        if prs:
+            # the pragmas before the loop go too: start at the first one's line
+            start = unit.source.rfind(b"\n", 0, min(pr.start for pr in prs) + 1) + 1
+            if unit.source[start:min(pr.start for pr in prs)].strip():
+                start = min(pr.start for pr in prs)
+            lead = line_indent(unit, red.first.start_byte)
+        edits = [Edit(start, red.last.end_byte, f"{lead}{f}({p}, {red.value});")]
+        for d in unit.shared_decls():
+            if d.name != red.partials or not (d.function == fn.name or d.function is None):
+                continue
+            decl = d.node
+            while decl is not None and decl.type != "declaration":
+                decl = decl.parent
+            if decl is not None and inside(decl, fn.body) and \
+                    len(decl.children_by_field_name("declarator")) == 1:
+                s0 = unit.source.rfind(b"\n", 0, decl.start_byte) + 1
+                e0 = decl.end_byte
+                if unit.source[s0:decl.start_byte].strip() == b"" and \
+                        unit.source[e0:e0 + 1] == b"\n":
+                    edits.append(Edit.delete(s0, e0 + 1))
+                else:
+                    edits.append(Edit.delete(decl.start_byte, decl.end_byte))
+        return edits
+
+    def inverse_for(self, site, ctx):
+        red, _ = _match(site, ctx)
+        return BlockReduceAtomic(shuffle=red.shuffle if red is not None else "xor")
+
+
+def unwrap_cond(unit, c) -> str:
+    """The guard as written in ``(C) ? ...``: one pair of parentheses removed."""
+    if c.type == "parenthesized_expression":
+        inner = [x for x in c.named_children if x.type != "comment"]
+        if len(inner) == 1:
+            return unit.text(inner[0])
+    return unit.text(c)
+
+
+__all__ = ["AtomicPerThread", "BlockReduceAtomic", "match_reduction"]

@@ -1,0 +1,15 @@
+// RUN: kltrans opt -p 'atomic-per-thread'
+// ROUNDTRIP: none: block-reduce-atomic writes its own names and a guarded value, not this spelling
+// A common public spelling: lane and warp from % and /, __shfl_down_sync, warp 0 written
+// `threadIdx.x < 32` and using threadIdx.x as its lane, the partials a file-level
+// constant size. An integer count: the result is exact either way.
+#define WARPS 8
+// kltrans: launch count_positive grid=ceil_div(n, 256) block=256
+extern "C" __global__ void count_positive(const int* v, int* total, int n)
+{
+    int gid = blockIdx.x * blockDim.x + threadIdx.x;
+    int lane = threadIdx.x % 32;
+    int wid = threadIdx.x / 32;
+    int c = (gid < n && v[gid] > 0) ? 1 : 0;
+    atomicAdd(total, c);
+}

@@ -1,0 +1,32 @@
+// RUN: kltrans opt -p 'block-reduce-atomic' --assume reassoc
+// GATE: corpus/reduce-sum
+// The reduce-sum naive kernel: every thread adds its element to *out. The guarded atomic
+// becomes a value that is 0.0f past the end, reduced over the block; thread 0 adds the
+// block's sum. A float sum is reassociated: the workload's tolerance allows it.
+// kltrans: launch reduce_sum_naive grid=ceil_div(n, 256) block=256
+extern "C" __global__ void reduce_sum_naive(const float* x, float* out, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    {
+        float val = (i < n) ? x[i] : 0.0f;
+        __shared__ float warp_part[32];
+        for (int off = 16; off > 0; off >>= 1) {
+            val += __shfl_xor_sync(0xffffffffu, val, off);
+        }
+        const int lane = threadIdx.x & 31;
+        const int warp = threadIdx.x >> 5;
+        if (lane == 0) {
+            warp_part[warp] = val;
+        }
+        __syncthreads();
+        if (warp == 0) {
+            val = lane < (blockDim.x >> 5) ? warp_part[lane] : 0.0f;
+            for (int off = 16; off > 0; off >>= 1) {
+                val += __shfl_xor_sync(0xffffffffu, val, off);
+            }
+            if (lane == 0) {
+                atomicAdd(out, val);
+            }
+        }
+    }
+}

@@ -1,0 +1,48 @@
+// RUN: kltrans opt -p 'cp-async' --arch sm_80
+// GATE: corpus/sgemm
+// A template tile width, if/else guarded loads (zero fill in the else branch), K stepped by
+// the tile: both if/else copies become cp.async with the src-size zero fill.
+// kltrans: launch sgemm_tpl grid=(ceil_div(N, 16), ceil_div(M, 16)) block=(16, 16)
+
+template <int TILE>
+__device__ void sgemm_tile_body(int M, int N, int K, float alpha, const float* __restrict__ A,
+                                const float* __restrict__ B, float beta, float* __restrict__ C)
+{
+    __shared__ float sA[TILE][TILE + 1];
+    __shared__ float sB[TILE][TILE];
+    const int row = threadIdx.y + blockIdx.y * TILE;
+    const int col = threadIdx.x + blockIdx.x * TILE;
+    float sum = 0.f;
+    for (int k0 = 0; k0 < K; k0 += TILE) {
+        #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800 && !defined(__KLTRANS_CPU_EMULATION__)
+        asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" :: "r"(static_cast<unsigned>(__cvta_generic_to_shared(&sA[threadIdx.y][threadIdx.x]))), "l"((row < M && k0 + threadIdx.x < K) ? &A[row * K + k0 + threadIdx.x] : A), "r"((row < M && k0 + threadIdx.x < K) ? 4 : 0) : "memory");
+        asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" :: "r"(static_cast<unsigned>(__cvta_generic_to_shared(&sB[threadIdx.y][threadIdx.x]))), "l"((k0 + threadIdx.y < K && col < N) ? &B[(k0 + threadIdx.y) * N + col] : B), "r"((k0 + threadIdx.y < K && col < N) ? 4 : 0) : "memory");
+        asm volatile("cp.async.commit_group;\n" ::: "memory");
+        asm volatile("cp.async.wait_group 0;\n" ::: "memory");
+        #else
+        if (row < M && k0 + threadIdx.x < K)
+            sA[threadIdx.y][threadIdx.x] = A[row * K + k0 + threadIdx.x];
+        else
+            sA[threadIdx.y][threadIdx.x] = 0.f;
+        if (k0 + threadIdx.y < K && col < N)
+            sB[threadIdx.y][threadIdx.x] = B[(k0 + threadIdx.y) * N + col];
+        else
+            sB[threadIdx.y][threadIdx.x] = 0.f;
+        #endif
+        __syncthreads();
+#pragma unroll
+        for (int kk = 0; kk < TILE; ++kk) {
+            sum = fmaf(sA[threadIdx.y][kk], sB[kk][threadIdx.x], sum);
+        }
+        __syncthreads();
+    }
+    if (row < M && col < N)
+        C[row * N + col] = alpha * sum + beta * C[row * N + col];
+}
+
+extern "C" __global__ void sgemm_tpl(int M, int N, int K, float alpha, const float* __restrict__ A,
+                                     const float* __restrict__ B, float beta,
+                                     float* __restrict__ C)
+{
+    sgemm_tile_body<16>(M, N, K, alpha, A, B, beta, C);
+}

@@ -1,0 +1,39 @@
+// RUN: kltrans opt -p 'sync-copy'
+// CHECK-SKIP: async-form: is not what cp-async writes
+// The guarded block waits with wait_group 1 (edited by hand): not the block cp-async writes,
+// so its #else branch is not known to be the same copies.
+// kltrans: launch sgemm_tiled grid=(ceil_div(N, 16), ceil_div(M, 16)) block=(16, 16)
+#define TILE 16
+
+extern "C" __global__ void sgemm_tiled(int M, int N, int K, float alpha, const float* A,
+                                       const float* B, float beta, float* C)
+{
+    __shared__ float As[TILE][TILE];
+    __shared__ float Bs[TILE][TILE];
+    int tx = threadIdx.x, ty = threadIdx.y;
+    int row = blockIdx.y * TILE + ty;
+    int col = blockIdx.x * TILE + tx;
+    float acc = 0.0f;
+    int ntiles = (K + TILE - 1) / TILE;
+    for (int t = 0; t < ntiles; ++t) {
+        int ka = t * TILE + tx;
+        int kb = t * TILE + ty;
+        #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800 && !defined(__KLTRANS_CPU_EMULATION__)
+        asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" :: "r"(static_cast<unsigned>(__cvta_generic_to_shared(&As[ty][tx]))), "l"((row < M && ka < K) ? &A[(size_t)row * K + ka] : A), "r"((row < M && ka < K) ? 4 : 0) : "memory");
+        asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" :: "r"(static_cast<unsigned>(__cvta_generic_to_shared(&Bs[ty][tx]))), "l"((kb < K && col < N) ? &B[(size_t)kb * N + col] : B), "r"((kb < K && col < N) ? 4 : 0) : "memory");
+        asm volatile("cp.async.commit_group;\n" ::: "memory");
+        asm volatile("cp.async.wait_group 1;\n" ::: "memory");
+        #else
+        As[ty][tx] = (row < M && ka < K) ? A[(size_t)row * K + ka] : 0.0f;
+        Bs[ty][tx] = (kb < K && col < N) ? B[(size_t)kb * N + col] : 0.0f;
+        #endif
+        __syncthreads();
+        for (int k = 0; k < TILE; ++k)
+            acc += As[ty][k] * Bs[k][tx];
+        __syncthreads();
+    }
+    if (row < M && col < N) {
+        size_t idx = (size_t)row * N + col;
+        C[idx] = alpha * acc + beta * C[idx];
+    }
+}

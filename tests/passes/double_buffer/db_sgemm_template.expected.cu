@@ -1,0 +1,45 @@
+// RUN: kltrans opt -p 'double-buffer'
+// GATE: corpus/sgemm
+// Tile size as a template parameter of a device function, the K loop stepping by the tile
+// width (k0 += TILE), the index spelled threadIdx.x + blockIdx.x * TILE, if/else loads.
+// kltrans: launch sgemm_tpl grid=(ceil_div(N, 16), ceil_div(M, 16)) block=(16, 16)
+
+template <int TILE>
+__device__ void sgemm_tile_body(int M, int N, int K, float alpha, const float* __restrict__ A,
+                                const float* __restrict__ B, float beta, float* __restrict__ C)
+{
+    __shared__ float sA[2][TILE][TILE + 1];
+    __shared__ float sB[2][TILE][TILE];
+    const int row = threadIdx.y + blockIdx.y * TILE;
+    const int col = threadIdx.x + blockIdx.x * TILE;
+    float sum = 0.f;
+    auto load_tile = [&](int k0, int stage) {
+        if (row < M && k0 + threadIdx.x < K)
+            sA[stage][threadIdx.y][threadIdx.x] = A[row * K + k0 + threadIdx.x];
+        else
+            sA[stage][threadIdx.y][threadIdx.x] = 0.f;
+        if (k0 + threadIdx.y < K && col < N)
+            sB[stage][threadIdx.y][threadIdx.x] = B[(k0 + threadIdx.y) * N + col];
+        else
+            sB[stage][threadIdx.y][threadIdx.x] = 0.f;
+    };
+    if (0 < K) load_tile(0, 0);
+    __syncthreads();
+    for (int k0 = 0; k0 < K; k0 += TILE) {
+        if (k0 + TILE < K) load_tile(k0 + TILE, ((k0 + TILE) / TILE) & 1);
+#pragma unroll
+        for (int kk = 0; kk < TILE; ++kk) {
+            sum = fmaf(sA[(k0 / TILE) & 1][threadIdx.y][kk], sB[(k0 / TILE) & 1][kk][threadIdx.x], sum);
+        }
+        __syncthreads();
+    }
+    if (row < M && col < N)
+        C[row * N + col] = alpha * sum + beta * C[row * N + col];
+}
+
+extern "C" __global__ void sgemm_tpl(int M, int N, int K, float alpha, const float* __restrict__ A,
+                                     const float* __restrict__ B, float beta,
+                                     float* __restrict__ C)
+{
+    sgemm_tile_body<16>(M, N, K, alpha, A, B, beta, C);
+}

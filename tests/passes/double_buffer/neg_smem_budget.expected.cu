@@ -1,0 +1,32 @@
+// RUN: kltrans opt -p 'double-buffer'
+// CHECK-SKIP: smem-budget: over the 49152-byte static limit
+// Two 64x64 float tiles are 32 KiB; two stages of them (64 KiB) exceed the 48 KiB of static
+// shared memory a block may declare.
+// kltrans: launch sgemm_tiled grid=(ceil_div(N, 64), ceil_div(M, 64)) block=(64, 16)
+#define TILE 64
+
+extern "C" __global__ void sgemm_tiled(int M, int N, int K, float alpha, const float* A,
+                                       const float* B, float beta, float* C)
+{
+    __shared__ float As[TILE][TILE];
+    __shared__ float Bs[TILE][TILE];
+    int tx = threadIdx.x, ty = threadIdx.y;
+    int row = blockIdx.y * TILE + ty;
+    int col = blockIdx.x * TILE + tx;
+    float acc = 0.0f;
+    int ntiles = (K + TILE - 1) / TILE;
+    for (int t = 0; t < ntiles; ++t) {
+        int ka = t * TILE + tx;
+        int kb = t * TILE + ty;
+        As[ty][tx] = (row < M && ka < K) ? A[(size_t)row * K + ka] : 0.0f;
+        Bs[ty][tx] = (kb < K && col < N) ? B[(size_t)kb * N + col] : 0.0f;
+        __syncthreads();
+        for (int k = 0; k < TILE; ++k)
+            acc += As[ty][k] * Bs[k][tx];
+        __syncthreads();
+    }
+    if (row < M && col < N) {
+        size_t idx = (size_t)row * N + col;
+        C[idx] = alpha * acc + beta * C[idx];
+    }
+}

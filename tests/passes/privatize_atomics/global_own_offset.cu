@@ -1,0 +1,23 @@
+// RUN: kltrans opt -p 'global-atomics'
+// GATE: corpus/histogram
+// A shared-memory histogram in the shape privatize-atomics writes, updates spelled
+// `s_hist + v`: counting goes back to the global bins.
+#define HIST_BINS 256
+// kltrans: launch hist_private grid=ceil_div(n, 256) block=256
+extern "C" __global__ void hist_private(const unsigned char* data, unsigned int* hist, int n)
+{
+    __shared__ unsigned int s_hist[HIST_BINS];
+    for (int k = threadIdx.x; k < HIST_BINS; k += blockDim.x) {
+        s_hist[k] = 0u;
+    }
+    __syncthreads();
+    int i = threadIdx.x + blockIdx.x * blockDim.x;
+    if (i < n)
+        atomicAdd(s_hist + data[i], 1u);
+    __syncthreads();
+    for (int k = threadIdx.x; k < HIST_BINS; k += blockDim.x) {
+        if (s_hist[k]) {
+            atomicAdd(hist + k, s_hist[k]);
+        }
+    }
+}

@@ -1,0 +1,17 @@
+// RUN: kltrans opt -p 'reduce-after-load'
+// CHECK-SKIP: grid-back: is not ceil_div(G, 2)
+// The grid is written ceil_div(n, 512): the grid of one element per thread cannot be read
+// off it.
+// kltrans: launch reduce_pairs grid=ceil_div(n, 512) block=256
+extern "C" __global__ void reduce_pairs(const float* x, float* out, int n) {
+  __shared__ float sdata[256];
+  unsigned int tid = threadIdx.x;
+  unsigned int i = blockIdx.x * (blockDim.x * 2) + threadIdx.x;
+  sdata[tid] = ((i < n) ? x[i] : 0.0f) + (i + blockDim.x < n ? x[i + blockDim.x] : 0.0f);
+  __syncthreads();
+  for (unsigned int s = blockDim.x / 2; s > 0; s >>= 1) {
+    if (tid < s) sdata[tid] += sdata[tid + s];
+    __syncthreads();
+  }
+  if (tid == 0) atomicAdd(out, sdata[0]);
+}

@@ -1,0 +1,16 @@
+// RUN: kltrans opt -p 'reduce-during-load' --assume reassoc
+// CHECK-SKIP: grid-shape: is not ceil_div(n, B)
+// The grid is written (n+255)/256: the pass divides only a ceil_div(n, B) grid.
+// kltrans: launch reduce_rounded grid=(n+255)/256 block=256
+extern "C" __global__ void reduce_rounded(const float* x, float* out, int n) {
+  __shared__ float sdata[256];
+  unsigned int tid = threadIdx.x;
+  unsigned int i = blockIdx.x * blockDim.x + threadIdx.x;
+  sdata[tid] = (i < n) ? x[i] : 0.0f;
+  __syncthreads();
+  for (unsigned int s = blockDim.x / 2; s > 0; s >>= 1) {
+    if (tid < s) sdata[tid] += sdata[tid + s];
+    __syncthreads();
+  }
+  if (tid == 0) atomicAdd(out, sdata[0]);
+}

@@ -1,0 +1,16 @@
+// RUN: kltrans opt -p 'row-per-thread' --assume reassoc
+// CHECK-SKIP: no-barrier: warp primitive __shfl_down_sync
+// The usual hand-written warp reduction: __shfl_down_sync leaves the full sum in lane 0
+// only. That is not row-per-warp's xor butterfly (every lane gets the value), so the
+// kernel is not undone.
+// kltrans: launch rowsum grid=(ceil_div(rows, 256) * 32) block=256
+extern "C" __global__ void rowsum(const float* __restrict__ x, float* __restrict__ out,
+                                  int rows, int cols) {
+  int row = (blockIdx.x * blockDim.x + threadIdx.x) / 32;
+  int lane = threadIdx.x & 31;
+  if (row >= rows) return;
+  float s = 0.0f;
+  for (int j = lane; j < cols; j += 32) s += x[row * cols + j];
+  for (int off = 16; off > 0; off >>= 1) s += __shfl_down_sync(0xffffffff, s, off);
+  if (lane == 0) out[row] = s;
+}

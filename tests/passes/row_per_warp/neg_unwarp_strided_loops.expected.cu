@@ -1,0 +1,15 @@
+// RUN: kltrans opt -p 'row-per-thread' --assume reassoc
+// CHECK-SKIP: strided-loops: is not lane-strided
+// The loop steps by warpSize, not by the literal 32 of the loops row-per-warp writes:
+// the pass only undoes its own output shape.
+// kltrans: launch rowsum grid=(ceil_div(rows, 256) * 32) block=256
+extern "C" __global__ void rowsum(const float* __restrict__ x, float* __restrict__ out,
+                                  int rows, int cols) {
+  int row = (blockIdx.x * blockDim.x + threadIdx.x) / 32;
+  int lane = threadIdx.x & 31;
+  if (row >= rows) return;
+  float s = 0.0f;
+  for (int j = lane; j < cols; j += warpSize) s += x[row * cols + j];
+  for (int off = 16; off > 0; off >>= 1) s += __shfl_xor_sync(0xffffffff, s, off);
+  if (lane == 0) out[row] = s;
+}

@@ -1,0 +1,20 @@
+// RUN: kltrans opt -p 'tile-smem{tile=16}'
+// A double-precision C = A * B (no alpha/beta) with the block edge a macro, as in many
+// tutorials: the tiles are spelled with BLOCK_SIZE, zero-filled with 0.0, and the
+// square-matrix guard (row < n && col < n) splits into a row bound for A and a column
+// bound for B.
+// kltrans: launch dgemm grid=(ceil_div(n, BLOCK_SIZE), ceil_div(n, BLOCK_SIZE)) block=(BLOCK_SIZE, BLOCK_SIZE)
+#define BLOCK_SIZE 16
+
+extern "C" __global__ void dgemm(const double* a, const double* b, double* c, int n)
+{
+    int row = blockIdx.y * BLOCK_SIZE + threadIdx.y;
+    int col = blockIdx.x * BLOCK_SIZE + threadIdx.x;
+    if (row < n && col < n) {
+        double tmp = 0.0;
+        for (int k = 0; k < n; ++k) {
+            tmp += a[row * n + k] * b[k * n + col];
+        }
+        c[row * n + col] = tmp;
+    }
+}
