@@ -589,7 +589,7 @@ def cmd_lineage(args) -> int:
         raise UsageError("--max-steps must be >= 0 and --jobs >= 1")
     opts = WalkOptions(args.workload, args.expert, args.backend, args.max_steps, args.out,
                        args.jobs, args.size_limit, args.arch, args.restart,
-                       tuple(args.assume), progress=not args.quiet)
+                       tuple(args.assume), args.probes, progress=not args.quiet)
     try:
         doc = walk(opts)
     except WalkError as e:
@@ -736,6 +736,8 @@ def build_parser() -> argparse.ArgumentParser:
     sl.add_argument("--assume", action="append", default=[], metavar="FACT",
                     help="a fact beyond the workload's own (no_alias(*), aligned(*,16))")
     sl.add_argument("--restart", action="store_true", help="ignore a lineage already there")
+    sl.add_argument("--probes", type=int, default=6, metavar="N",
+                    help="probes of what fails without each step's conditions (0: none)")
     sl.add_argument("--quiet", action="store_true", help="no progress lines")
     sl.add_argument("--json", action="store_true")
     sl.set_defaults(func=cmd_lineage)

@@ -58,3 +58,20 @@ def test_bad_headers(line, message):
 def test_unknown_name_in_expression():
     with pytest.raises(ContractError, match="'m' in 'm' has no value"):
         evaluate("m", {"n": 1})
+
+
+def test_contract_reads_file_constants_and_launch_bounds():
+    from kltrans.syntax import parse
+    from kltrans.syntax.contract import ContractError, contracts, file_constants
+
+    src = (b"#define TX 32\n#define TY (TX / 4)  // rows\nconstexpr int PER = 2 * TY;\n"
+           b"// kltrans: launch k grid=ceil_div(n, TX * PER) block=(TX, TY)\n"
+           b"extern \"C\" __global__ void __launch_bounds__(TX * TY) k(float* x, int n) {}\n")
+    u = parse(src, "k.cu")
+    assert file_constants(u) == {"TX": 32, "TY": 8, "PER": 16}
+    c = contracts(u)["k"]
+    assert c.max_threads == 256
+    assert c.evaluate({"n": 1000}) == ((2, 1, 1), (32, 8, 1), 0)
+    small = u.source.replace(b"__launch_bounds__(TX * TY)", b"__launch_bounds__(128)")
+    with pytest.raises(ContractError, match="exceeds __launch_bounds__"):
+        contracts(parse(small, "k.cu"))["k"].evaluate({"n": 1000})

@@ -90,6 +90,22 @@ def test_every_step_is_gated_and_reversible(walked):
     assert on_disk["schema"] == 1 and on_disk["config"]["seeds"] == [0, 1, 2]
 
 
+def test_probes_record_the_failures_the_conditions_avoid(walked):
+    _, doc = walked
+    by_pass = {t["pass"]: t["probes"] for t in doc["transitions"]}
+    # add-launch-bounds with a maximum below the launched block: the launch fails
+    lb = [p for p in by_pass["drop-launch-bounds"] if p["label"] == "max-threads=128"]
+    assert lb and lb[0]["outcome"] == "failed" and lb[0]["stage"] == "correct"
+    assert [v["precondition"] for v in lb[0]["violated"]] == ["block-fits"]
+    assert "exceeds __launch_bounds__(128)" in lb[0]["evidence"]
+    # vectorize-access assuming divisibility the ragged sizes do not have: a wrong result
+    va = [p for p in by_pass["scalarize-access"] if p["label"] == "tail=assume"]
+    assert va and va[0]["outcome"] == "failed" and va[0]["stage"] == "correct"
+    assert [v["precondition"] for v in va[0]["violated"]] == ["remainder"]
+    # valid variants are recorded as such, not as failures
+    assert any(p["outcome"] == "passed" and not p["violated"] for p in by_pass["drop-launch-bounds"])
+
+
 def test_walk_is_deterministic(expert, walked, tmp_path):
     _, first = walked
     again = walk(WalkOptions(SCALE, expert=expert[0], backend="cpu", out=str(tmp_path / "l"),

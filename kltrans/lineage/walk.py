@@ -61,6 +61,7 @@ class WalkOptions:
     arch: str | None = None
     restart: bool = False
     assume: tuple = ()  # extra facts, as for ``kltrans opt --assume``
+    probes: int = 6  # probes per accepted step (0: none)
     timeout_s: float = 300.0
     progress: bool = True
     log: list = field(default_factory=list)
@@ -280,7 +281,8 @@ def walk(opts: WalkOptions) -> dict:
     config = {"workload": wl.name, "expert": os.path.relpath(expert_path, wl.path),
               "expert_hash": content_hash(src), "kernel": kernel, "backend": backend,
               "arch": opts.arch or "sm_90", "facts": facts, "sizes": sizes, "seeds": list(wl.seeds),
-              "passes": [p.spec() for p in simplify_passes()], "walk_order": walk_order()}
+              "passes": [p.spec() for p in simplify_passes()], "walk_order": walk_order(),
+              "probes": opts.probes}
     doc = None if opts.restart else store.load(out)
     if doc is not None and doc.get("config") != config:
         _say(opts, f"{out}: an earlier walk with other inputs is there; starting over "
@@ -358,6 +360,10 @@ def walk(opts: WalkOptions) -> dict:
             chosen = accepted[0]
         step += 1
         new = chosen.after
+        probes = []
+        if opts.probes:
+            probes = probe_step(new, chosen, ctx, opts, wl, kernel, ne, sizes, backend,
+                                expert_path)
         tr = {"step": step, "pass": chosen.pass_name, "options": chosen.options,
               "spec": chosen.spec,
               "site": {"index": chosen.site, "line": chosen.line, "column": chosen.column,
@@ -368,6 +374,7 @@ def walk(opts: WalkOptions) -> dict:
               "effect": chosen.effect or {"ok": False, "reason": "no GPU: not timed"},
               "alternatives": [c.to_json() for c in accepted if c is not chosen],
               "rejected": [c.to_json() for c in cands if not c.accepted],
+              "probes": probes,
               "seconds": round(time.perf_counter() - t0, 2)}
         doc["transitions"].append(tr)
         gate_doc = {"ok": True, "stages": chosen.gate,
@@ -387,6 +394,88 @@ def walk(opts: WalkOptions) -> dict:
     _say(opts, f"termination: {doc['termination']['kind']} ({doc['termination']['reason']}) "
                f"after {len(doc['transitions'])} step(s); wrote {out}")
     return doc
+
+
+def probe_step(simplified: bytes, chosen: Candidate, ctx, opts, wl, kernel, ne, sizes,
+               backend, expert_path) -> list[dict]:
+    """What fails without the skill's conditions: apply the step's optimize pass (the
+    inverse that gave the previous state back) to the simplified state where its
+    preconditions exclude it, and gate that.
+
+    Two kinds, at most ``opts.probes`` in all: ``forced-site`` (another site where the
+    anchor matches but a precondition fails, rewritten with --force) and ``option`` (the
+    step's site with another value of an option; forced where that value breaks a
+    precondition). Each records the violated preconditions, the gate stage that failed
+    and its evidence, or that it passed (the precondition was conservative at the gated
+    sizes).
+    """
+    import dataclasses
+
+    from kltrans.passes.manager import run_pass
+    from kltrans.passes.pipeline import parse_pipeline
+    from kltrans.syntax import parse
+
+    inv_spec = (chosen.roundtrip or {}).get("inverse")
+    if not inv_spec:
+        return []
+    inv = parse_pipeline(inv_spec)[0]
+    unit = parse(simplified, expert_path)
+    forced_ctx = dataclasses.replace(ctx, force=True)
+    sites = inv.sites(unit, ctx)
+    rt_sites = chosen.roundtrip.get("sites")
+    step_site = rt_sites[0] if isinstance(rt_sites, list) else (sites[0].index if sites else None)
+    plans = []  # (kind, pass, site index, violated, label)
+    for st in sites:
+        failing = [(pre, v) for pre, v in inv.check(st, ctx) if not v.holds]
+        if failing:
+            plans.append(("forced-site", inv, st.index, failing, f"site {st.index}"))
+    for spec in inv.options():
+        cur = getattr(inv, spec.field)
+        for v in spec.domain.values():
+            if v == cur:
+                continue
+            try:
+                p2 = dataclasses.replace(inv, **{spec.field: v})
+            except (TypeError, ValueError):
+                continue
+            plans.append(("option", p2, step_site, None, f"{spec.name}={v}"))
+    out = []
+    for kind, p, idx, failing, label in plans:
+        if len(out) >= opts.probes or idx is None:
+            break
+        if failing is None:
+            st = next((x for x in p.sites(unit, ctx) if x.index == idx), None)
+            if st is None:
+                continue
+            failing = [(pre, v) for pre, v in p.check(st, ctx) if not v.holds]
+        try:
+            after, rep = run_pass(unit, p, forced_ctx if failing else ctx, only_site=idx)
+        except Exception as e:
+            out.append({"kind": kind, "spec": p.spec(), "site": idx, "label": label,
+                        "violated": _violated(failing), "outcome": "rewrite-error",
+                        "evidence": f"{type(e).__name__}: {e}"})
+            continue
+        if not rep.applied:
+            continue
+        g = _gate_source(after.source, os.path.basename(expert_path), opts, wl, kernel, ne,
+                         sizes, backend)
+        rec = {"kind": kind, "spec": p.spec(), "site": idx, "label": label,
+               "violated": _violated(failing), "after_hash": content_hash(after.source),
+               "gate": g["stages"]}
+        if g["ok"]:
+            rec["outcome"] = "passed"
+            rec["evidence"] = ("the gate passed at the walk's sizes: the precondition is "
+                               "conservative there" if failing else "a valid variant")
+        else:
+            rec["outcome"] = "failed"
+            rec["stage"], rec["evidence"] = g["fail"] or ("correct", "no correct stage ran")
+        out.append(rec)
+    return out
+
+
+def _violated(failing) -> list[dict]:
+    return [{"precondition": pre.name, "category": pre.category, "status": v.status,
+             "reason": v.reason} for pre, v in (failing or [])]
 
 
 def _abs_resources(before, delta):

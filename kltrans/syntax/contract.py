@@ -23,7 +23,7 @@ from __future__ import annotations
 import ast
 import math
 import re
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -47,15 +47,27 @@ class LaunchContract:
     source: str = "header"  # "header" | "launcher"
     start: int = -1  # byte span of the header line (for rewriting it)
     end: int = -1
+    # what the file defines: integer object-like macros and constexprs (names in the
+    # contract may use them), and the kernel's __launch_bounds__ maximum, evaluated
+    constants: tuple = field(default=(), compare=False, repr=False)
+    max_threads: int | None = field(default=None, compare=False, repr=False)
 
     def evaluate(self, sizes: dict[str, int]) -> tuple[tuple[int, int, int], tuple[int, int, int], int]:
-        """(grid, block, smem) as integers for the given size/template values."""
-        g = tuple(evaluate(e, sizes) for e in self.grid) + (1,) * (3 - len(self.grid))
-        b = tuple(evaluate(e, sizes) for e in self.block) + (1,) * (3 - len(self.block))
-        s = evaluate(self.smem, sizes)
+        """(grid, block, smem) as integers for the given size/template values.
+
+        A block larger than the kernel's ``__launch_bounds__`` maximum is an error, as
+        the launch itself fails on a GPU (too many resources requested)."""
+        env = {**dict(self.constants), **sizes}
+        g = tuple(evaluate(e, env) for e in self.grid) + (1,) * (3 - len(self.grid))
+        b = tuple(evaluate(e, env) for e in self.block) + (1,) * (3 - len(self.block))
+        s = evaluate(self.smem, env)
         for v in (*g, *b):
             if v <= 0:
                 raise ContractError(f"launch of {self.kernel}: non-positive dimension {v}")
+        if self.max_threads is not None and b[0] * b[1] * b[2] > self.max_threads:
+            raise ContractError(f"launch of {self.kernel}: a block of {b[0] * b[1] * b[2]} "
+                                f"threads exceeds __launch_bounds__({self.max_threads}): the "
+                                f"launch fails (too many resources requested)")
         return g, b, s  # type: ignore[return-value]
 
     def with_(self, **kw) -> "LaunchContract":
@@ -152,7 +164,44 @@ def contracts(unit: "Unit") -> dict[str, LaunchContract]:
         block = _resolve(unit, launch, launch.block)
         out[launch.kernel] = LaunchContract(launch.kernel, grid, block,
                                             launch.shared_bytes or "0", "launcher")
+    if out:
+        consts = file_constants(unit)
+        bounds = {}
+        for f in unit.kernels():
+            if f.launch_bounds:
+                try:
+                    bounds[f.name] = evaluate(f.launch_bounds[0], consts)
+                except ContractError:
+                    pass  # a template parameter or an expression we cannot read
+        env = tuple(sorted(consts.items()))
+        out = {k: replace(c, constants=env, max_threads=bounds.get(k)) for k, c in out.items()}
     return out
+
+
+_DEFINE = re.compile(r"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)[ \t]+([^\n]*?)[ \t]*(?://[^\n]*)?$",
+                     re.MULTILINE)
+_CONSTEXPR = re.compile(r"\b(?:static\s+)?(?:constexpr|const)\s+(?:unsigned\s+|signed\s+)?"
+                        r"(?:int|long|size_t|unsigned)\s+([A-Za-z_]\w*)\s*=\s*([^;{}]+);")
+
+
+def file_constants(unit: "Unit") -> dict[str, int]:
+    """Integer constants the file defines: ``#define N <expr>`` (object-like; the first
+    definition of a name) and ``constexpr/const int N = <expr>;``, evaluated in order
+    (one may use an earlier one). Others (strings, floats, function-like macros) are left out."""
+    text = unit.source.decode("utf-8", errors="replace")
+    found = [(m.start(), m.group(1), m.group(2)) for m in _DEFINE.finditer(text)]
+    found += [(m.start(), m.group(1), m.group(2)) for m in _CONSTEXPR.finditer(text)]
+    env: dict[str, int] = {}
+    for _, name, expr in sorted(found):
+        if name in env:
+            continue
+        e = re.sub(r"\b(\d+)(?:[uU][lL]{0,2}|[lL]{1,2}[uU]?)\b", r"\1", expr.strip())
+        e = e.replace("/*", " ").replace("*/", " ")
+        try:
+            env[name] = evaluate(e, env)
+        except (ContractError, RecursionError):
+            continue
+    return env
 
 
 def _resolve(unit: "Unit", launch, expr: str) -> tuple[str, ...]:
