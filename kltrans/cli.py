@@ -607,6 +607,63 @@ def cmd_lineage(args) -> int:
     return EXIT_OK
 
 
+def cmd_skills(args) -> int:
+    from kltrans.skills import (CardError, extract, load_cards, render_card, render_index,
+                                validate_card, write_cards)
+    from kltrans.syntax.files import atomic_write
+
+    try:
+        if args.action == "extract":
+            dirs = args.lineages
+            if not dirs:
+                raise UsageError("skills extract needs lineage folders (e.g. corpus/*/lineage)")
+            for d in dirs:
+                if not os.path.isfile(os.path.join(d, "lineage.json")):
+                    raise UsageError(f"{d}: no lineage.json (run 'kltrans lineage' first)")
+            cards = extract(dirs)
+            bad = {cid: validate_card(c) for cid, c in cards.items()}
+            bad = {k: v for k, v in bad.items() if v}
+            if bad:
+                for cid, errs in bad.items():
+                    for e in errs:
+                        print(f"kltrans: error: card {cid}: {e}", file=sys.stderr)
+                return EXIT_CHECK_FAILED
+            written = write_cards(cards, args.out)
+            print(f"{len(written)} card(s) from {len(dirs)} lineage(s) written to {args.out}")
+            return EXIT_OK
+        cards = load_cards(args.dir)
+        if args.action == "list":
+            for cid, (_, c) in sorted(cards.items()):
+                print(f"{cid:<26} {len(c.get('provenance') or [])} evidence  {c.get('intent', '')}")
+            return EXIT_OK
+        if args.action == "show":
+            if not args.lineages:
+                raise UsageError("skills show needs a card id")
+            cid = args.lineages[0]
+            if cid not in cards:
+                raise UsageError(f"no card {cid!r} in {args.dir}", f"cards: {', '.join(sorted(cards)) or 'none'}")
+            print(render_card(cards[cid][1]), end="")
+            return EXIT_OK
+        if args.action == "validate":
+            n_bad = 0
+            for cid, (path, c) in sorted(cards.items()):
+                for e in validate_card(c):
+                    n_bad += 1
+                    print(f"{path}:1:1: error: {e}", file=sys.stderr)
+            print(f"{len(cards)} card(s), {n_bad} problem(s)")
+            return EXIT_OK if n_bad == 0 else EXIT_CHECK_FAILED
+        if args.action == "render":
+            for cid, (path, c) in cards.items():
+                atomic_write(path[:-5] + ".md", render_card(c).encode())
+            atomic_write(os.path.join(args.dir, "README.md"),
+                         render_index({k: c for k, (_, c) in cards.items()}).encode())
+            print(f"rendered {len(cards)} card(s) in {args.dir}")
+            return EXIT_OK
+    except CardError as e:
+        raise UsageError(str(e)) from None
+    raise UsageError(f"unknown action {args.action!r}")
+
+
 # ---------------------------------------------------------------------------- main
 def build_parser() -> argparse.ArgumentParser:
     p = _Parser(
@@ -741,6 +798,15 @@ def build_parser() -> argparse.ArgumentParser:
     sl.add_argument("--quiet", action="store_true", help="no progress lines")
     sl.add_argument("--json", action="store_true")
     sl.set_defaults(func=cmd_lineage)
+
+    sk2 = sub.add_parser("skills", help="skill cards: extract from lineages, list, show, validate, render",
+                         description="extract LINEAGE_DIR... -o DIR | list | show ID | validate | render")
+    sk2.add_argument("action", choices=("extract", "list", "show", "validate", "render"))
+    sk2.add_argument("lineages", nargs="*", metavar="ARG",
+                     help="lineage folders (extract) or a card id (show)")
+    sk2.add_argument("-o", "--out", default="skills", help="where extract writes (default skills/)")
+    sk2.add_argument("--dir", default="skills", help="the card folder (default skills/)")
+    sk2.set_defaults(func=cmd_skills)
     return p
 
 

@@ -23,10 +23,11 @@ from kltrans.analysis.smem import shared_footprint, type_size
 from kltrans.analysis.verdict import Verdict
 from kltrans.match import Rule
 from kltrans.match.predicates import pure
-from kltrans.passes import Bool, Choice, Pass, Precondition, option
+from kltrans.passes import Bool, Choice, Domain, Identifier, Pass, Precondition, option
 from kltrans.syntax import Edit
 from kltrans.syntax.cuda import pragmas_for
 from passes.grid_stride import (
+    declared_names,
     fresh,
     indent_step,
     inside,
@@ -549,6 +550,9 @@ def _reassociation(site, ctx) -> Verdict:
         return Verdict.yes(f"{ty} arithmetic is exact in any order")
     if ctx.assumed("reassoc") or ctx.assumed("fast_math"):
         return Verdict.yes(f"--assume reassoc: the {ty} sum may be reassociated")
+    if site.pass_ is not None and getattr(site.pass_, "reassoc", False):
+        return Verdict.yes(f"reassoc=true: the caller accepts a reassociated {ty} sum (the "
+                           "inverse of atomic-per-thread restores a tree the code had)")
     return Verdict.no(f"{ty} addition is not associative: the tree sum rounds differently "
                       "from the per-thread atomics; give --assume reassoc if the tolerance "
                       "allows it")
@@ -671,6 +675,136 @@ def reduction_text(ty, init, ident, op, shuffle, atomic, address, names, ind, st
     ])
 
 
+MASK_SPELLINGS = ("0xffffffffu", "0xffffffff", "0xFFFFFFFF", "0xFFFFFFFFu", "0xffffffffU",
+                  "0xFFFFFFFFU", "~0u", "~0", "-1", "FULL_MASK", "FULLMASK")
+NWARPS_FORMS = ("shift", "shift-ceil", "div", "div-ceil")
+_NWARPS_TEXT = {"shift": "blockDim.x >> 5", "shift-ceil": "(blockDim.x + 31) >> 5",
+                "div": "blockDim.x / 32", "div-ceil": "(blockDim.x + 31) / 32"}
+_NWARPS_OF = {squash(v): k for k, v in _NWARPS_TEXT.items()}
+
+
+class Extent(Domain):
+    """An array extent written without blanks: a number, a name, or names and numbers
+    joined by ``* / + -`` (``32``, ``BLOCK/32``, ``RS_THREADS/32``)."""
+
+    _RX = re.compile(r"[A-Za-z0-9_]+(?:[*/+\-][A-Za-z0-9_]+)*")
+
+    def parse(self, text: str) -> str:
+        return self.check(text)
+
+    def contains(self, value) -> bool:
+        return isinstance(value, str) and bool(self._RX.fullmatch(value))
+
+    def describe(self) -> str:
+        return "an extent such as 32 or BLOCK/32 (no blanks)"
+
+    def values(self) -> list:
+        return ["32"]
+
+
+def _inline_names(p, site) -> dict:
+    """The names the inline style writes (auto: the first free of the usual ones)."""
+    unit, fn = site.unit, site.function
+    a = site.text("V")
+    taken = {a}
+    out = {}
+    for key, cands in (("offset", ("off", "o", "delta")), ("lane", ("lane", "lane_id", "ln")),
+                       ("warp", ("warp", "warp_id", "wid")),
+                       ("partials", ("warp_sums", "warp_part", "s_part")),
+                       ("value2", ("s", "wsum", "val"))):
+        v = getattr(p, key)
+        if v == "same" and key == "value2":
+            v = a
+        elif v == "auto":
+            v = fresh(unit, fn, cands, taken=taken)
+        out[key] = v
+        taken.add(v)
+    out["nwarps"] = p.nwarps
+    return out
+
+
+def _in_place(site, ctx) -> Verdict:
+    if site.pass_ is None or site.pass_.style != "inline":
+        return Verdict.yes("style=block: the reduction works on its own copy of the value")
+    unit, fn = site.unit, site.function
+    sh, why = _shape(site)
+    if sh is None:
+        return Verdict.no(why)
+    if sh.cond is not None:
+        return Verdict.no("the atomic is guarded: style=inline reduces the variable itself, "
+                          "which threads failing the guard would add too (use style=block)")
+    v = site.match.bindings["V"]
+    if v.type != "identifier":
+        return Verdict.no(f"the atomic adds `{norm(unit.text(v))}`, not a variable: style=inline "
+                          "reduces a variable in place (use style=block)")
+    name = unit.text(v)
+    if not any(n == name for n, _ in declared_names(unit, fn.body)):
+        return Verdict.no(f"{name} is not a local variable of {fn.name}")
+    for n in unit.walk(fn.body):
+        if n.type == "identifier" and unit.text(n) == name and n.start_byte >= sh.stmt.end_byte:
+            return Verdict.no(f"{name} is used after the atomic (line "
+                              f"{unit.line_col(n.start_byte)[0]}): the in-place reduction "
+                              "changes its value")
+    return Verdict.yes(f"{name} is a local variable, dead after the atomic")
+
+
+def _fresh_inline(site, ctx) -> Verdict:
+    if site.pass_ is None or site.pass_.style != "inline":
+        return Verdict.yes("style=block: fresh names in a nested block")
+    unit, fn = site.unit, site.function
+    names = _inline_names(site.pass_, site)
+    a = site.text("V")
+    used = {unit.text(n) for n in unit.walk(fn.node) if n.type == "identifier"}
+    want = [v for k, v in names.items() if not (k == "value2" and v == a) and v != "none"]
+    if len(set(want)) != len(want):
+        return Verdict.no(f"two of the new names are equal ({', '.join(want)})")
+    for v in want:
+        if v in used:
+            return Verdict.no(f"the name {v} is already used in {fn.name}")
+    return Verdict.yes(f"{', '.join(want)} are fresh")
+
+
+def inline_text(p, ty, a, ident, op, atomic, address, names, ind, st) -> str:
+    """The block reduction written in place of ``atomic(address, a);`` (style=inline)."""
+    o, lane, warp, s, b = (names[k] for k in ("offset", "lane", "warp", "partials", "value2"))
+    i1, i2 = ind + st, ind + st * 2
+    q = "const int" if p.const_ids else "int"
+    lane_e = "threadIdx.x & 31" if p.lane_form == "and" else "threadIdx.x % 32"
+    warp_e = "threadIdx.x >> 5" if p.warp_form == "shift" else "threadIdx.x / 32"
+    nw_e = _NWARPS_TEXT[p.nwarps_form]
+
+    def loop(v, at):
+        head = f"for (int {o} = 16; {o} > 0; {o} >>= 1)"
+        sh = f"{SHUFFLES[p.shuffle]}({p.mask}, {v}, {o})"
+        comb = f"{v} = {op}({v}, {sh});" if op in ("max", "min") else f"{v} {op}= {sh};"
+        pre = ["#pragma unroll"] if p.pragmas else []
+        if p.braces:
+            return pre + [f"{at}{head} {{", f"{at}{st}{comb}", f"{at}}}"]
+        return pre + [f"{at}{head}", f"{at}{st}{comb}"]
+
+    def cond(c, stmt, at):
+        if p.braces:
+            return [f"{at}if ({c}) {{", f"{at}{st}{stmt}", f"{at}}}"]
+        return [f"{at}if ({c}) {stmt}"]
+
+    lines = loop(a, ind)
+    lines += [f"{ind}{q} {lane} = {lane_e};", f"{ind}{q} {warp} = {warp_e};"]
+    lines += cond(f"{lane} == 0", f"{s}[{warp}] = {a};", ind)
+    lines += [f"{ind}__syncthreads();", f"{ind}if ({warp} == 0) {{"]
+    nw = nw_e if names["nwarps"] == "none" else names["nwarps"]
+    if names["nwarps"] != "none":
+        lines.append(f"{i1}const int {nw} = {nw_e};")
+    if nw == nw_e:
+        nw = f"({nw_e})"
+    load = f"{lane} < {nw} ? {s}[{lane}] : {ident};"
+    lines.append(f"{i1}{b} = {load}" if b == a else f"{i1}{ty} {b} = {load}")
+    lines += loop(b, i1)
+    lines += cond(f"{lane} == 0", f"{atomic}({address}, {b});", i1)
+    lines.append(f"{ind}}}")
+    lines[0] = lines[0].lstrip()
+    return "\n".join(lines)
+
+
 @dataclass(frozen=True)
 class BlockReduceAtomic(Pass):
     """Reduce a block's values with warp shuffles before one atomic per block.
@@ -733,7 +867,18 @@ class BlockReduceAtomic(Pass):
     shared memory plus 32 partials fit in 48 KiB).
 
     Options: ``shuffle`` (``xor``: butterfly, every lane ends with the total; ``down``:
-    tree towards lane 0, the only lane that is used).
+    tree towards lane 0, the only lane that is used); ``style`` (``block``: the nested
+    block above; ``inline``: the atomic's variable is reduced in place, the partials are
+    declared at the top of the kernel, as hand-written kernels do); ``reassoc`` (the
+    caller accepts a reassociated float sum, as ``--assume reassoc``; ``atomic-per-thread``
+    sets it in its inverse, which restores a tree the code already had); for
+    ``style=inline`` the spelling: ``mask``, names ``offset`` / ``lane`` / ``warp`` /
+    ``partials`` / ``value2`` (``same``: reuse the variable) / ``nwarps`` (``none``: the
+    count inline), ``slots`` (the partials' extent, e.g. ``RS_THREADS/32``),
+    ``nwarps_form``, ``lane_form``, ``warp_form``, ``const_ids``, ``pragmas`` (``#pragma
+    unroll`` on the shuffle loops), ``braces``. Checked for the inline style only:
+    in-place (storage: the value is an unguarded local variable, dead after the atomic)
+    and fresh-names (pipeline); both hold trivially for ``style=block``.
     """
 
     name = "block-reduce-atomic"
@@ -760,12 +905,45 @@ class BlockReduceAtomic(Pass):
                      _whole_warps),
         Precondition("smem-budget", "hardware",
                      "static shared memory plus 32 partials fit in 48 KiB", _smem_budget),
+        Precondition("in-place", "storage",
+                     "style=inline: the atomic's value is a local variable that is not used "
+                     "after it, and the atomic is not guarded", _in_place),
+        Precondition("fresh-names", "pipeline",
+                     "style=inline: the names of the offset, lane, warp, partials, phase-2 "
+                     "value and warp count are not used in the kernel", _fresh_inline),
     )
 
     shuffle: str = option("xor", Choice("xor", "down"),
                           "warp shuffle: xor (butterfly) or down (tree to lane 0)")
+    style: str = option("block", Choice("block", "inline"),
+                        "block: a nested block with its own value; inline: reduce the "
+                        "atomic's variable in place, partials declared at the kernel's top")
+    reassoc: bool = option(False, Bool(), "the caller accepts a reassociated float/double sum "
+                           "(as --assume reassoc)")
+    mask: str = option("0xffffffffu", Choice(*MASK_SPELLINGS), "spelling of the full mask")
+    offset: str = option("auto", Identifier(), "inline: name of the shuffle offset")
+    lane: str = option("auto", Identifier(), "inline: name of the lane index")
+    warp: str = option("auto", Identifier(), "inline: name of the warp index")
+    partials: str = option("auto", Identifier(), "inline: name of the __shared__ partials")
+    slots: str = option("32", Extent(), "inline: the partials array's extent (32, BLOCK/32...)")
+    value2: str = option("auto", Identifier(("auto", "same")),
+                         "inline: name of warp 0's value (same: reuse the atomic's variable)")
+    nwarps: str = option("none", Identifier(("none",)),
+                         "inline: name of a const holding the warp count (none: inline)")
+    nwarps_form: str = option("shift", Choice(*NWARPS_FORMS),
+                              "inline: the warp count as blockDim.x >> 5 (shift), "
+                              "(blockDim.x + 31) >> 5 (shift-ceil), / 32 (div, div-ceil)")
+    lane_form: str = option("and", Choice("and", "mod"),
+                            "inline: threadIdx.x & 31 (and) or % 32 (mod)")
+    warp_form: str = option("shift", Choice("shift", "div"),
+                            "inline: threadIdx.x >> 5 (shift) or / 32 (div)")
+    const_ids: bool = option(True, Bool(), "inline: declare lane and warp const")
+    pragmas: bool = option(False, Bool(), "inline: #pragma unroll before the shuffle loops")
+    braces: bool = option(True, Bool(), "inline: brace one-statement loop and if bodies")
 
     def rewrite(self, site, ctx):
+        if self.style == "inline":
+            return self._inline(site, ctx)
         unit, fn = site.unit, site.function
         sh, _ = _shape(site)
         f = site.text("F")
@@ -783,6 +961,28 @@ class BlockReduceAtomic(Pass):
         text = reduction_text(ty, init, ident, op, self.shuffle, f, site.text("P"),
                               _names(unit, fn), ind, st)
         return [Edit(sh.stmt.start_byte, sh.stmt.end_byte, text)]
+
+    def _inline(self, site, ctx):
+        unit, fn = site.unit, site.function
+        sh, _ = _shape(site)
+        f = site.text("F")
+        op = OPS[f]
+        ty, _ = pointee(unit, fn, site.match.bindings["P"])
+        cls = value_class(ty, fn)
+        ident = f"{ty}(0)" if cls == "template" else _IDENTITY[op][cls]
+        a = site.text("V")
+        names = _inline_names(self, site)
+        ind = line_indent(unit, sh.stmt.start_byte)
+        st = indent_step(unit, sh.stmt)
+        if ind and st == ind:
+            st = "    " if len(ind) % 4 == 0 else "  "
+        text = inline_text(self, ty, a, ident, op, f, site.text("P"), names, ind, st)
+        edits = [Edit(sh.stmt.start_byte, sh.stmt.end_byte, text)]
+        first = statements(fn.body)[0]
+        fi = line_indent(unit, first.start_byte) or st
+        edits.append(Edit.insert(first.start_byte,
+                                 f"__shared__ {ty} {names['partials']}[{self.slots}];\n{fi}"))
+        return edits
 
     def inverse_for(self, site, ctx):
         sh, _ = _shape(site)
@@ -973,6 +1173,12 @@ class AtomicPerThread(Pass):
 
     Options: ``braces`` (default true: the restored ``if`` of an own-shape block keeps
     its statement in braces).
+
+    Round trip: on its own block shape the inverse is ``block-reduce-atomic``; on a
+    hand-written reduction ``inverse_for`` reads the spelling (names, mask, index forms,
+    the warp count, pragmas, braces, the partials' extent) into
+    ``block-reduce-atomic{style=inline,...}``, which writes the reduction back token for
+    token (e.g. corpus/reduce-sum/expert.cu).
     """
 
     name = "atomic-per-thread"
@@ -1046,7 +1252,83 @@ class AtomicPerThread(Pass):
 
     def inverse_for(self, site, ctx):
         red, _ = _match(site, ctx)
-        return BlockReduceAtomic(shuffle=red.shuffle if red is not None else "xor")
+        if red is None:
+            return BlockReduceAtomic()
+        if _own(site, red) is not None:
+            return BlockReduceAtomic(shuffle=red.shuffle, reassoc=True)
+        return BlockReduceAtomic(**_inline_options(site, red))
+
+
+def _inline_options(site, red) -> dict:
+    """The options of ``block-reduce-atomic{style=inline}`` that spell ``red`` as written."""
+    unit, fn = site.unit, site.function
+    opts = {"shuffle": red.shuffle, "style": "inline", "reassoc": True,
+            "value2": "same" if red.phase2_value == red.value else red.phase2_value,
+            "partials": red.partials}
+    head = squash(unit.text((red.first.start_byte,
+                             red.first.child_by_field_name("body").start_byte)))
+    m = _LOOP_HEAD.match(head)
+    if m:
+        opts["offset"] = m.group(1)
+    call = next((n for n in unit.walk(red.first) if n.type == "call_expression" and
+                 unit.text(n.child_by_field_name("function")) in SHUFFLES.values()), None)
+    if call is not None:
+        args = [x for x in call.child_by_field_name("arguments").named_children
+                if x.type != "comment"]
+        if args and squash(unit.text(args[0])) in MASK_SPELLINGS:
+            opts["mask"] = squash(unit.text(args[0]))
+    opts["pragmas"] = bool(pragmas_for(unit, red.first))
+    body = red.first.child_by_field_name("body")
+    opts["braces"] = body is not None and body.type == "compound_statement"
+    for st in red.stmts[1:]:
+        got = _decl_parts(unit, st)
+        if got is None or got[2] is None:
+            continue
+        v = _paren(squash(unit.text(got[2])))
+        if v in ("threadIdx.x&31", "threadIdx.x%32"):
+            opts["lane"] = got[1]
+            opts["lane_form"] = "and" if "&" in v else "mod"
+            opts["const_ids"] = unit.text(st).lstrip().startswith("const")
+        elif v in ("threadIdx.x>>5", "threadIdx.x/32"):
+            opts["warp"] = got[1]
+            opts["warp_form"] = "shift" if ">>" in v else "div"
+    inner = statements(red.last.child_by_field_name("consequence"))
+    for st in inner:
+        got = _decl_parts(unit, st)
+        if got is None or got[2] is None:
+            break
+        v = squash(unit.text(got[2]))
+        if v in _NWARPS_OF:
+            opts["nwarps"] = got[1]
+            opts["nwarps_form"] = _NWARPS_OF[v]
+            break
+        load = _strip(got[2])
+        if load is not None and load.type == "conditional_expression":
+            cnd = _strip(load.child_by_field_name("condition"))
+            if cnd is not None and cnd.type == "binary_expression":
+                nw = _paren(squash(unit.text(cnd.child_by_field_name("right"))))
+                if nw in _NWARPS_OF:
+                    opts["nwarps_form"] = _NWARPS_OF[nw]
+            break
+    else:
+        pass
+    if "nwarps" not in opts:
+        for st in inner:
+            e = st.named_children[0] if st.type == "expression_statement" and \
+                st.named_children else None
+            if e is not None and e.type == "assignment_expression":
+                rhs = _strip(e.child_by_field_name("right"))
+                if rhs is not None and rhs.type == "conditional_expression":
+                    cnd = _strip(rhs.child_by_field_name("condition"))
+                    if cnd is not None and cnd.type == "binary_expression":
+                        nw = _paren(squash(unit.text(cnd.child_by_field_name("right"))))
+                        if nw in _NWARPS_OF:
+                            opts["nwarps_form"] = _NWARPS_OF[nw]
+                break
+    for d in unit.shared_decls():
+        if d.name == red.partials and d.dims:
+            opts["slots"] = squash(d.dims[0])
+    return opts
 
 
 def unwrap_cond(unit, c) -> str:

@@ -27,7 +27,7 @@ from kltrans.analysis.verdict import Verdict
 from kltrans.analysis.warps import warp_primitives
 from kltrans.match import Rule
 from kltrans.match.predicates import pure
-from kltrans.passes import Bool, Choice, IntRange, OneOf, Pass, Precondition, option
+from kltrans.passes import Bool, Choice, Identifier, IntRange, OneOf, Pass, Precondition, option
 from kltrans.syntax import Edit
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -505,6 +505,78 @@ GUARD_PRECONDITIONS = (
 )
 
 STRIDE = "blockDim.x * gridDim.x"
+GRID_SIZE = Affine.sym("blockDim.x") * Affine.sym("gridDim.x")
+FOLD_OPS = {"+=": "+", "|=": "|", "&=": "&", "^=": "^"}
+FOLD_ATOMIC = {"+": "atomicAdd", "|": "atomicOr", "&": "atomicAnd", "^": "atomicXor"}
+_ZEROS = re.compile(r"^(?:0+|0*\.0*|0+\.0*)[fFuUlL]*$")
+
+
+def folded_atomic(unit, fn, stmt, body, loop) -> "str | None":
+    """Why ``stmt`` (after the loop or guard ``loop`` whose body is ``body``) is not the
+    one atomic that publishes a per-thread fold; None when it is: ``atomicOp(P, acc);``
+    with P thread-independent, ``acc`` a local declared before ``loop`` with the
+    operator's identity (0), folded by ``body`` only with ``acc op= ...``, and not used
+    anywhere else. Then the number of threads and which thread folds which element do
+    not change the total (up to float rounding)."""
+    if stmt.type != "expression_statement" or not stmt.named_children or \
+            stmt.named_children[0].type != "call_expression":
+        return "it is not an atomic call"
+    call = stmt.named_children[0]
+    f = unit.text(call.child_by_field_name("function"))
+    args = [c for c in call.child_by_field_name("arguments").named_children if c.type != "comment"]
+    if f not in FOLD_ATOMIC.values() or len(args) != 2 or args[1].type != "identifier":
+        return "it is not `atomicOp(P, acc)` of a variable"
+    acc = unit.text(args[1])
+    op = next(k for k, v in FOLD_ATOMIC.items() if v == f)
+    if sources(unit, args[0]) & (_PER_THREAD | {"?"}) or not pure(unit, args[0]):
+        return f"the address `{norm(unit.text(args[0]))}` depends on the thread"
+    decl = None
+    for st in statements(fn.body):
+        if st.type == "declaration" and st.end_byte <= loop.start_byte:
+            for d in st.children_by_field_name("declarator"):
+                if d.type == "init_declarator" and unit.text(d.child_by_field_name("declarator")) == acc:
+                    decl = d
+    if decl is None or not _ZEROS.match(unit.text(decl.child_by_field_name("value")).strip()):
+        return f"{acc} is not declared before the loop with the identity 0"
+    for n in unit.walk(fn.body):
+        if n.type != "identifier" or unit.text(n) != acc or inside(n, decl) or inside(n, args[1]):
+            continue
+        a = n.parent
+        if not inside(n, body) or a is None or a.type != "assignment_expression" or \
+                a.child_by_field_name("left").id != n.id or \
+                FOLD_OPS.get(unit.text(a.child_by_field_name("operator"))) != op:
+            return (f"{acc} is used at line {unit.line_col(n.start_byte)[0]} other than as "
+                    f"`{acc} {op}= ...` in the loop")
+    return None
+
+
+def check_sole_work_fold(site, ctx) -> Verdict:
+    """sole-work, also allowing one atomic after the guard that publishes a fold."""
+    g = guarded(site)
+    unit, fn = site.unit, site.function
+    v = check_sole_work(site, ctx)
+    if v.holds or g.stmt.parent is None or g.stmt.parent.id != fn.body.id:
+        return v
+    d = index_decl(unit, fn, g.index)
+    for s in statements(fn.body):
+        if s.id == g.stmt.id or (not isinstance(d, str) and s.id == d.decl.id) or \
+                (s.type == "declaration" and pure(unit, s)):
+            continue
+        if s.start_byte < g.stmt.end_byte:
+            return v
+        why = folded_atomic(unit, fn, s, g.body, g.stmt)
+        if why is not None:
+            return Verdict.no(f"{v.reason} ({why})")
+    return Verdict.yes(f"{fn.name} computes the index, folds the guarded elements into a "
+                       "per-thread value and publishes it with one atomic")
+
+
+GS_PRECONDITIONS = tuple(
+    Precondition(p.name, p.category, p.doc + " (or one atomic publishing a fold "
+                 "after it)", check_sole_work_fold) if p.name == "sole-work" else p
+    for p in GUARD_PRECONDITIONS)
+STRIDE_FORMS = {"bg": "blockDim.x * gridDim.x", "gb": "gridDim.x * blockDim.x",
+                "cast-bg": "({T})blockDim.x * gridDim.x", "cast-gb": "({T})gridDim.x * blockDim.x"}
 
 
 # ============================================================================ passes
@@ -546,7 +618,15 @@ class GridStride(Pass):
 
     Options: ``max_blocks`` (1..2^31-1, or ``none`` to leave the grid uncapped; default
     1024), ``fold`` (default true: move the declaration into the loop header when it is
-    just before the guard; false: always ``for (; i < n; ...)``).
+    just before the guard; false: always ``for (; i < n; ...)``), ``stride`` (``none``:
+    stride by ``blockDim.x * gridDim.x`` in the loop; a name: declare it as ``const
+    stride_type NAME = ...;`` after the declaration of the index's first value, spelled
+    by ``stride_form``), ``work`` (the capped grid is sized for that many elements per
+    thread: ``min(ceil_div(n, B * work), cap)``; default 1).
+
+    sole-work also accepts, after the guard, one ``atomicOp(P, acc);`` that publishes a
+    per-thread fold (``acc`` declared before with 0, only ``acc op= ...`` in the body, P
+    thread-independent): the total does not depend on how many threads fold.
 
     Limits: ``i += stride`` may overflow a 32-bit ``i`` when ``n`` is within one grid of
     INT_MAX (the same holds for any grid-stride loop).
@@ -556,7 +636,7 @@ class GridStride(Pass):
     kind = "optimize"
     inverse = "one-per-thread"
     anchor = GUARD
-    preconditions = GUARD_PRECONDITIONS
+    preconditions = GS_PRECONDITIONS
 
     max_blocks: int | str = option(
         1024, OneOf(IntRange(1, 2**31 - 1, step_values=(132, 264, 528, 1024, 2048, 4096)),
@@ -564,11 +644,24 @@ class GridStride(Pass):
         "cap of the grid (blocks), or none to keep the grid")
     fold: bool = option(True, Bool(), "move the index declaration into the loop header when it "
                         "is the statement just before the guard")
+    stride: str = option("none", Identifier(("none",)),
+                         "none: stride by blockDim.x * gridDim.x in the loop; a name: declare "
+                         "the stride as that const after the loop start's declaration")
+    stride_type: str = option("size_t", Choice("size_t", "int", "unsigned"),
+                              "type of the stride declaration")
+    stride_form: str = option("cast-gb", Choice(*STRIDE_FORMS),
+                              "spelling of the stride: bg (blockDim.x * gridDim.x), gb, "
+                              "cast-bg/cast-gb ((T) cast on the first factor)")
+    work: int = option(1, IntRange(1, 4096, step_values=(1, 2, 4, 8, 16, 32)),
+                       "elements per thread the capped grid is sized for: "
+                       "min(ceil_div(n, B * work), cap)")
 
     def rewrite(self, site, ctx):
         g = guarded(site)
         unit = site.unit
         d = index_decl(unit, site.function, g.index)
+        if self.stride != "none":
+            return self._named_stride(site, g, d)
         i, n = g.index, unit.text(g.bound)
         prev = g.stmt.prev_named_sibling
         later = [m for m in unit.walk(site.function.body) if m.type == "identifier" and
@@ -585,19 +678,49 @@ class GridStride(Pass):
             edits.append(Edit.delete(d.const.start_byte, end))
         return edits
 
+    def _named_stride(self, site, g, d):
+        unit, fn = site.unit, site.function
+        i, n = g.index, unit.text(g.bound)
+        edits = [Edit(g.stmt.start_byte, g.cond.end_byte, f"for (; {i} < {n}; {i} += {self.stride})")]
+        if d.const is not None:
+            end = d.const.end_byte
+            while unit.source[end:end + 1] in (b" ", b"\t"):
+                end += 1
+            edits.append(Edit.delete(d.const.start_byte, end))
+        expr = STRIDE_FORMS[self.stride_form].replace("{T}", self.stride_type)
+        text = f"const {self.stride_type} {self.stride} = {expr};"
+        at = _start_decl(unit, fn, d) or d.decl
+        ind = line_indent(unit, at.start_byte)
+        edits.append(Edit.insert(at.end_byte, "\n" + ind + text))
+        return edits
+
     def update_contract(self, contract, site, ctx):
         if self.max_blocks == "none":
             return contract
-        return contract.with_(grid=(f"min({contract.grid[0]}, {self.max_blocks})",))
+        g = contract.grid[0]
+        if self.work > 1:
+            cd = call_parts(g)
+            if cd is not None and len(cd[1]) == 2 and int_text(cd[1][1]) is not None:
+                g = f"{cd[0]}({cd[1][0]}, {int_text(cd[1][1]) * self.work})"
+        return contract.with_(grid=(f"min({g}, {self.max_blocks})",))
 
     def inverse_for(self, site, ctx):
         d = index_decl(site.unit, site.function, guarded(site).index)
         return OnePerThread(const=not isinstance(d, str) and d.const is not None)
 
 
+def _start_decl(unit, fn, d):
+    """The top-level declaration of the variable that is the index's first value
+    (``tid`` in ``size_t i = tid;``), or None."""
+    if isinstance(d, str) or d.value is None or d.value.type != "identifier":
+        return None
+    got = index_decl(unit, fn, unit.text(d.value))
+    return None if isinstance(got, str) else got.decl
+
+
 # ------------------------------------------------------------------ one-per-thread
-LOOP = Rule(any=(Rule(pattern=f"for ($T $I = $E; $I < $N; $I += {STRIDE}) $BODY;"),
-                 Rule(pattern=f"for (; $I < $N; $I += {STRIDE}) $BODY;")),
+LOOP = Rule(any=(Rule(pattern="for ($T $I = $E; $I < $N; $I += $S) $BODY;"),
+                 Rule(pattern="for (; $I < $N; $I += $S) $BODY;")),
             inside_kernel=True, constraints={"I": {"kind": "identifier"}})
 
 
@@ -610,6 +733,10 @@ def check_loop(site, ctx) -> Verdict:
     b = site.match.bindings
     i = site.text("I")
     body = b["BODY"]
+    sa = affine_of(unit, b["S"], fn)
+    if sa is None or sa != GRID_SIZE:
+        return Verdict.no(f"the loop strides by `{norm(unit.text(b['S']))}`, not by the grid "
+                          "size blockDim.x * gridDim.x")
     if assigned_in(unit, body, i):
         return Verdict.no(f"the loop body assigns {i}")
     if "E" in b:
@@ -634,11 +761,46 @@ def check_loop(site, ctx) -> Verdict:
     return Verdict.yes(f"{i} runs from the global thread index by the grid size")
 
 
+def bound_param(site) -> str | None:
+    """The kernel parameter the loop bound counts: the bound itself, or a parameter ``n``
+    behind a top-level ``const T count = n;``, ``(T)n`` or ``n > 0 ? (T)n : 0``."""
+    unit, fn = site.unit, site.function
+    n = norm(site.text("N"))
+    params = {p.name for p in fn.params if p.name and not p.pointer}
+    if n in params:
+        return n
+    d = index_decl(unit, fn, n)
+    if isinstance(d, str) or d.const is None:
+        return None
+    v = re.sub(r"\s+", "", unit.text(d.value))
+    m = re.fullmatch(r"\(?(?:\(\w+(?:\s\w+)*\))?(\w+)\)?", v) or \
+        re.fullmatch(r"(\w+)>0\?(?:\(\w+\))?\1:0[uUlL]*", v)
+    return m.group(1) if m and m.group(1) in params else None
+
+
+def _work_grid(site, contract, g: str):
+    """(ceil_div(n, B), work) when ``g`` is ceil_div(n, B * work) for the bound's
+    parameter n and the launch's constant block B; else None."""
+    cd = call_parts(g)
+    b = int_text(contract.block[0])
+    p = bound_param(site)
+    if cd is None or len(cd[1]) != 2 or b is None or p is None or norm(cd[1][0]) != p:
+        return None
+    c = int_text(cd[1][1])
+    if c is None or c % b:
+        return None
+    return f"{cd[0]}({p}, {b})", c // b
+
+
 def uncapped_grid(site, contract) -> tuple[str | None, str]:
     """(the grid giving one thread per element, why) from a capped or covering grid."""
     g = contract.grid[0]
     got = call_parts(g, ("min",))
     if got is not None and len(got[1]) == 2 and int_text(got[1][1]) is not None:
+        w = _work_grid(site, contract, got[1][0])
+        if w is not None and w[1] > 1:
+            return w[0], (f"grid=min({got[1][0]}, {got[1][1]}) sized for {w[1]} elements per "
+                          f"thread: {w[0]} gives every element a thread")
         return header_expr(got[1][0]), f"grid=min({got[1][0]}, {got[1][1]}) uncapped"
     cd = call_parts(g)
     n = norm(site.text("N"))
@@ -681,6 +843,13 @@ class OnePerThread(Pass):
     declare it), covering-grid (hardware: the launch header's grid is ``min(G, cap)``,
     restored to ``G``, or already ``ceil_div(n, block)``).
 
+    The stride may also be a variable holding the grid size (``const size_t nthreads =
+    (size_t)gridDim.x * blockDim.x;``): when the loop is its only use, its declaration is
+    removed too. A capped grid ``min(ceil_div(n, B * k), cap)`` sized for k elements per
+    thread (n the bound, or the parameter behind a ``const`` bound such as ``count = n > 0
+    ? (size_t)n : 0``; B the constant block) becomes ``ceil_div(n, B)``. ``inverse_for``
+    passes the stride's name and spelling and k to ``grid-stride``.
+
     Options: ``const`` (default false): declare the restored index ``const`` (the exact
     inverse of a ``grid-stride`` that dropped it).
     """
@@ -707,15 +876,24 @@ class OnePerThread(Pass):
         i, n = site.text("I"), site.text("N")
         rp = _rparen(node)
         q = "const " if self.const else ""
+        extra = []
+        sd = _stride_decl(site)
+        if sd is not None:
+            s0 = unit.source.rfind(b"\n", 0, sd[0].start_byte) + 1
+            e0 = sd[0].end_byte
+            if unit.source[s0:sd[0].start_byte].strip() == b"" and unit.source[e0:e0 + 1] == b"\n":
+                extra.append(Edit.delete(s0, e0 + 1))
+            else:
+                extra.append(Edit.delete(sd[0].start_byte, e0))
         if "E" in b:
             indent = line_indent(unit, node.start_byte)
             text = f"{q}{site.text('T')} {i} = {site.text('E')};\n{indent}if ({i} < {n})"
-            return [Edit(node.start_byte, rp.end_byte, text)]
+            return [Edit(node.start_byte, rp.end_byte, text)] + extra
         edits = [Edit(node.start_byte, rp.end_byte, f"if ({i} < {n})")]
         d = index_decl(unit, site.function, i)
         if self.const and d.const is None:
             edits.append(Edit.insert(d.decl.start_byte, "const "))
-        return edits
+        return edits + extra
 
     def update_contract(self, contract, site, ctx):
         g, _ = uncapped_grid(site, contract)
@@ -724,8 +902,41 @@ class OnePerThread(Pass):
     def inverse_for(self, site, ctx):
         c, _ = contract_of(site)
         cap = "none"
+        work = 1
         if c is not None:
             got = call_parts(c.grid[0], ("min",))
             if got is not None and len(got[1]) == 2 and int_text(got[1][1]) is not None:
                 cap = int_text(got[1][1])
-        return GridStride(max_blocks=cap, fold="E" in site.match.bindings)
+                w = _work_grid(site, c, got[1][0])
+                if w is not None:
+                    work = w[1]
+        opts = {}
+        sd = _stride_decl(site)
+        if sd is not None:
+            opts = {"stride": sd[1], "stride_type": sd[2], "stride_form": sd[3]}
+        return GridStride(max_blocks=cap, fold="E" in site.match.bindings, work=work, **opts)
+
+
+def _stride_decl(site):
+    """(declaration, name, type, form) of a top-level ``const T s = <grid size>;`` that the
+    loop strides by and nothing else uses (one-per-thread removes it with the loop)."""
+    unit, fn = site.unit, site.function
+    s = site.match.bindings["S"]
+    if s.type != "identifier":
+        return None
+    name = unit.text(s)
+    d = index_decl(unit, fn, name)
+    if isinstance(d, str) or d.const is None:
+        return None
+    uses = [n for n in unit.walk(fn.body) if n.type == "identifier" and unit.text(n) == name
+            and not inside(n, d.decl)]
+    if len(uses) != 1:
+        return None
+    v = re.sub(r"\s+", "", unit.text(d.value))
+    form = None
+    for k, f in STRIDE_FORMS.items():
+        if re.sub(r"\s+", "", f.replace("{T}", d.type_text)) == v:
+            form = k
+    if form is None or d.type_text not in ("size_t", "int", "unsigned"):
+        return None
+    return d.decl, name, d.type_text, form

@@ -147,3 +147,72 @@ def test_cli_errors_are_usage_errors(tmp_path, capsys):
     assert "not a directory" in capsys.readouterr().err
     assert main(["lineage", SCALE, "--backend", "cpu"]) == 2  # scale has no expert variant
     assert "no 'expert' kernel" in capsys.readouterr().err
+
+
+# ------------------------------------------------------------------ skill cards
+def test_skill_cards_from_the_walk(walked, tmp_path, capsys):
+    from kltrans.cli import main
+    from kltrans.skills import extract, load_cards, validate_card
+
+    out, _ = walked
+    cards = extract([out])
+    assert sorted(cards) == ["add-launch-bounds", "restrict-pointers", "vectorize-access"]
+    for c in cards.values():
+        assert validate_card(c) == [], c["id"]
+    va = cards["vectorize-access"]
+    assert va["inverse"] == "scalarize-access" and va["provenance"][0]["step"] == 3
+    assert va["anchor"]["examples"][0]["code"].startswith("if (i < n)")
+    assert {p["category"] for p in va["preconditions"]} <= {"dtype", "layout", "storage",
+                                                             "pipeline", "hardware"}
+    assert all(p["seen"] and p["seen"][0]["status"] == "holds" for p in va["preconditions"])
+    fails = va["failures_avoided"]["items"]
+    assert any(f["precondition"] == "remainder" and f["stage"] == "correct" for f in fails)
+    assert va["effect"] == [{"workload": "scale", "arch": "sm_90", "gpu": None,
+                             "measured": False, "resources": va["effect"][0]["resources"],
+                             "note": "no GPU: not timed"}]
+    # the CLI writes, lists, validates and renders the same cards
+    d = tmp_path / "skills"
+    assert main(["skills", "extract", out, "-o", str(d)]) == 0
+    assert sorted(f.name for f in d.iterdir()) == sorted(
+        [f"{c}.{e}" for c in cards for e in ("yaml", "md")] + ["README.md"])
+    assert main(["skills", "validate", "--dir", str(d)]) == 0
+    assert set(load_cards(str(d))) == set(cards)
+    capsys.readouterr()
+    assert main(["skills", "show", "vectorize-access", "--dir", str(d)]) == 0
+    assert "## Failures its conditions avoid" in capsys.readouterr().out
+    assert main(["skills", "show", "nope", "--dir", str(d)]) == 2
+
+
+def test_same_skill_from_two_lineages_is_one_card(walked, expert, tmp_path):
+    from kltrans.skills import extract
+
+    out, _ = walked
+    other = str(tmp_path / "again")
+    walk(WalkOptions(SCALE, expert=expert[0], backend="cpu", out=other, progress=False))
+    cards = extract([out, other])
+    assert len(cards) == 3
+    assert all(len(c["provenance"]) == 2 and len(c["effect"]) == 2 for c in cards.values())
+
+
+def test_invalid_cards_are_reported(walked, tmp_path, capsys):
+    import yaml
+
+    from kltrans.cli import main
+    from kltrans.skills import extract, validate_card, write_cards
+
+    out, _ = walked
+    cards = extract([out])
+    card = cards["restrict-pointers"]
+    del card["intent"]
+    card["preconditions"][0]["category"] = "colour"
+    errs = validate_card(card)
+    assert any("'intent' is a required property" in e for e in errs)
+    assert any(e.startswith("preconditions/0/category:") for e in errs)
+    d = tmp_path / "skills"
+    write_cards({"restrict-pointers": card}, str(d))
+    assert main(["skills", "validate", "--dir", str(d)]) == 1
+    assert "restrict-pointers.yaml:1:1: error:" in capsys.readouterr().err
+    (d / "broken.yaml").write_text("id: [unclosed\n")
+    assert main(["skills", "list", "--dir", str(d)]) == 2
+    assert "broken.yaml:" in capsys.readouterr().err
+    assert yaml.safe_load((d / "restrict-pointers.yaml").read_text())["id"] == "restrict-pointers"

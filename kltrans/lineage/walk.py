@@ -67,6 +67,21 @@ class WalkOptions:
     log: list = field(default_factory=list)
 
 
+def tolerance_facts(wl) -> list[str]:
+    """``reassoc`` and ``tolerance(rtol)`` when every output is compared with a tolerance
+    (not exactly): the spec then accepts the rounding differences that reassociating a
+    float reduction, or a fast-math intrinsic within rtol, produce. The gate still checks
+    every candidate against that tolerance."""
+    rtols = []
+    for name, t in (wl.tolerance or {}).items():
+        if t.exact or t.rule:
+            return []
+        rtols.append(float(t.rtol))
+    if not rtols or min(rtols) <= 0.0:
+        return []
+    return ["reassoc", f"tolerance({min(rtols):g})"]
+
+
 def content_hash(src: bytes) -> str:
     return hashlib.sha256(src).hexdigest()[:16]
 
@@ -272,8 +287,9 @@ def walk(opts: WalkOptions) -> dict:
     backend = resolve_backend(opts.backend)
     sizes = _sizes(wl, opts.size_limit)
     out = opts.out or os.path.join(wl.path, "lineage")
-    # facts every gate run guarantees: each buffer is its own allocation, 16-byte aligned
-    facts = list(WORKLOAD_FACTS) + list(opts.assume)
+    # facts every gate run guarantees (each buffer its own allocation, 16-byte aligned),
+    # what the workload's tolerances allow, then the caller's
+    facts = list(WORKLOAD_FACTS) + tolerance_facts(wl) + list(opts.assume)
     try:
         ctx = Context.from_strings(tuple(facts), opts.arch, False, kernel)
     except ValueError as e:

@@ -133,10 +133,13 @@ class Pass:
 
     # ------------------------------------------------------------------- running
     def sites(self, unit: "Unit", ctx: Context) -> list[Site]:
-        """Where the anchor matches, within the pass's ``scope``."""
-        from kltrans.syntax.cuda import enclosing_function
+        """Where the anchor matches, within the pass's ``scope``; with ``ctx.kernel``, only
+        in that kernel, the functions it calls, and (for passes whose scope allows it)
+        file scope."""
+        from kltrans.syntax.cuda import enclosing_function, reachable_functions
 
         out = []
+        reach = reachable_functions(unit, ctx.kernel) if ctx.kernel else set()
         for m in self.anchor.find_all(unit):
             fn = enclosing_function(unit, m.node)
             if m.node.type == "function_definition":
@@ -146,7 +149,7 @@ class Pass:
                 continue
             if self.scope == "device" and (fn is None or not (fn.is_kernel or fn.is_device)):
                 continue
-            if ctx.kernel and (fn is None or fn.name != ctx.kernel):
+            if ctx.kernel and fn is not None and fn.name not in reach:
                 continue
             out.append(Site(unit, m, fn, len(out) + 1, self))
         return out

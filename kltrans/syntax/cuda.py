@@ -624,3 +624,28 @@ def include_target(unit: "Unit", node: "Node") -> tuple[str, bool] | None:
     if p.type == "string_literal":
         return unit.text(p)[1:-1], False
     return None
+
+
+def reachable_functions(unit: "Unit", kernel: str) -> set[str]:
+    """``kernel`` and the names of the functions of the unit it calls, transitively (by
+    name; template arguments ignored). A hand-written kernel often keeps its body in a
+    ``__device__`` function it calls: ``--kernel K`` means that code too."""
+    funcs = {f.name: f for f in find_functions(unit)}
+    seen: set[str] = set()
+    todo = [kernel]
+    while todo:
+        k = todo.pop()
+        if k in seen:
+            continue
+        seen.add(k)
+        f = funcs.get(k)
+        if f is None:
+            continue
+        for c in unit.nodes_of_type("call_expression", within=f.node):
+            fn = c.child_by_field_name("function")
+            if fn is None:
+                continue
+            name = unit.text(fn).split("<")[0].strip()
+            if name in funcs and name not in seen:
+                todo.append(name)
+    return seen

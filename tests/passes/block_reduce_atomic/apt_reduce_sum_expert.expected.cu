@@ -1,6 +1,5 @@
 // RUN: kltrans opt -p 'atomic-per-thread'
 // GATE: corpus/reduce-sum
-// ROUNDTRIP: none: the hand-written reduction (its own names, nwarps, #pragma unroll) is not the shape block-reduce-atomic writes
 // The reduce-sum expert kernel: its warp-shuffle + shared-memory block reduction and the
 // one atomicAdd by thread 0 become one atomicAdd(out, acc) per thread; the partials array
 // warp_sums is removed.

@@ -1,0 +1,344 @@
+"""Build, validate, store and render skill cards from lineages."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+
+import yaml
+
+from kltrans.syntax.files import atomic_write
+
+SCHEMA_VERSION = 1
+CATEGORIES = ("dtype", "layout", "storage", "pipeline", "hardware")
+
+_FEATURE = {"type": "object", "required": ["locus", "name"], "additionalProperties": False,
+            "properties": {"locus": {"enum": ["site", "function", "kernel", "launch"]},
+                           "name": {"type": "string", "minLength": 1}}}
+
+CARD_SCHEMA = {
+    "$schema": "https://json-schema.org/draft/2020-12/schema",
+    "title": "kltrans skill card",
+    "type": "object",
+    "additionalProperties": False,
+    "required": ["schema", "id", "intent", "pass", "inverse", "options", "anchor",
+                 "preconditions", "effect", "failures_avoided", "requires", "provides",
+                 "conflicts", "provenance", "verification"],
+    "properties": {
+        "schema": {"const": SCHEMA_VERSION},
+        "id": {"type": "string", "pattern": "^[a-z][a-z0-9-]*$"},
+        "intent": {"type": "string", "minLength": 10},
+        "pass": {"type": "string"},
+        "inverse": {"type": "string"},
+        "facts": {"type": "array", "items": {"type": "string"},
+                  "description": "context facts the lineages assumed (kltrans opt --assume syntax)"},
+        "options": {"type": "object", "additionalProperties": {
+            "type": "object", "required": ["domain", "seen"],
+            "properties": {"domain": {"type": "string"}, "default": {},
+                           "seen": {"type": "array"}, "doc": {"type": "string"}}}},
+        "anchor": {"type": "object", "required": ["rule", "examples"], "properties": {
+            "rule": {"type": "string", "minLength": 1},
+            "examples": {"type": "array", "items": {
+                "type": "object", "required": ["workload", "code"],
+                "properties": {"workload": {"type": "string"}, "code": {"type": "string"},
+                               "line": {"type": "integer"}}}}}},
+        "preconditions": {"type": "array", "items": {
+            "type": "object", "additionalProperties": False,
+            "required": ["name", "category", "check", "reason", "seen"],
+            "properties": {
+                "name": {"type": "string"},
+                "category": {"enum": list(CATEGORIES)},
+                "check": {"type": "string", "pattern": "^[a-z][a-z0-9-]*/[a-z0-9-]+$"},
+                "reason": {"type": "string"},
+                "seen": {"type": "array", "items": {
+                    "type": "object", "required": ["workload", "status"],
+                    "properties": {"workload": {"type": "string"},
+                                   "status": {"enum": ["holds", "fails", "unknown"]},
+                                   "reason": {"type": "string"}}}}}}},
+        "effect": {"type": "array", "items": {
+            "type": "object", "required": ["workload", "arch", "measured"],
+            "properties": {"workload": {"type": "string"}, "arch": {"type": "string"},
+                           "gpu": {"type": ["string", "null"]},
+                           "measured": {"type": "boolean"},
+                           "speedup": {"type": "number", "exclusiveMinimum": 0},
+                           "speedup_trials": {"type": "array", "items": {"type": "number"}},
+                           "spread": {"type": "number", "minimum": 0},
+                           "resources": {"type": ["object", "null"]},
+                           "note": {"type": "string"}}}},
+        "failures_avoided": {"type": "object", "required": ["items"], "properties": {
+            "items": {"type": "array", "items": {
+                "type": "object", "required": ["workload", "precondition", "stage", "evidence"],
+                "properties": {"workload": {"type": "string"},
+                               "precondition": {"type": "string"},
+                               "category": {"enum": list(CATEGORIES)},
+                               "stage": {"type": "string"}, "evidence": {"type": "string"},
+                               "probe": {"type": "string"}}}},
+            "none_because": {"type": "string", "minLength": 10}}},
+        "requires": {"type": "array", "items": _FEATURE},
+        "provides": {"type": "array", "items": _FEATURE},
+        "conflicts": {"type": "array", "items": _FEATURE},
+        "provenance": {"type": "array", "minItems": 1, "items": {
+            "type": "object", "required": ["workload", "lineage", "step"],
+            "properties": {"workload": {"type": "string"}, "lineage": {"type": "string"},
+                           "step": {"type": "integer", "minimum": 1},
+                           "before": {"type": "string"}, "after": {"type": "string"},
+                           "backend": {"type": "string"}}}},
+        "verification": {"type": "array", "items": {"type": "object"}},
+    },
+}
+
+
+class CardError(ValueError):
+    """A lineage or card that cannot be read."""
+
+
+def validate_card(card: dict) -> list[str]:
+    """Every schema violation, as 'path: message' (empty: valid)."""
+    from jsonschema import Draft202012Validator
+
+    v = Draft202012Validator(CARD_SCHEMA)
+    errs = []
+    for e in sorted(v.iter_errors(card), key=lambda e: list(e.absolute_path)):
+        where = "/".join(str(p) for p in e.absolute_path) or "(card)"
+        errs.append(f"{where}: {e.message}")
+    fa = card.get("failures_avoided") or {}
+    if isinstance(fa, dict) and not fa.get("items") and not fa.get("none_because"):
+        errs.append("failures_avoided: no failure from a probe and no 'none_because'")
+    return errs
+
+
+def _features(p, key: str) -> list[dict]:
+    declared = getattr(p, "features", None) or {}
+    if key in declared:
+        return [dict(f) for f in declared[key]]
+    if key == "provides":
+        return [{"locus": "site", "name": p.name}]
+    return []
+
+
+def _lineage_hash(path: str) -> str:
+    with open(path, "rb") as f:
+        return hashlib.sha256(f.read()).hexdigest()[:16]
+
+
+def _site_snippet(state_path: str, line: int, context: int = 3) -> str:
+    try:
+        lines = open(state_path, encoding="utf-8", errors="replace").read().splitlines()
+    except OSError:
+        return ""
+    lo = max(0, line - 1)
+    return "\n".join(lines[lo:lo + context])
+
+
+def extract(lineage_dirs: list[str]) -> dict[str, dict]:
+    """Cards by id from the lineages in ``lineage_dirs`` (each with lineage.json)."""
+    from kltrans.passes.pipeline import parse_pipeline
+    from kltrans.passes.registry import get_pass
+
+    cards: dict[str, dict] = {}
+    for d in lineage_dirs:
+        path = os.path.join(d, "lineage.json")
+        try:
+            doc = json.load(open(path, encoding="utf-8"))
+        except (OSError, ValueError) as e:
+            raise CardError(f"{path}: cannot read the lineage: {e}") from None
+        cfg = doc["config"]
+        wl = cfg["workload"]
+        lhash = _lineage_hash(path)
+        for t in doc["transitions"]:
+            rt = t.get("roundtrip") or {}
+            if not rt.get("ok"):
+                continue
+            inv = parse_pipeline(rt["inverse"])[0]
+            cls = get_pass(inv.name)
+            card = cards.get(inv.name)
+            if card is None:
+                card = _new_card(inv, cls)
+                cards[inv.name] = card
+            _add_evidence(card, inv, d, doc, t, wl, lhash)
+    for card in cards.values():
+        _finish(card)
+    return cards
+
+
+def _new_card(inv, cls) -> dict:
+    opts = {}
+    for o in cls.options():
+        opts[o.name] = {"domain": o.domain.describe(), "default": o.default, "seen": [],
+                        "doc": o.doc}
+    pres = []
+    for pre in cls.preconditions:
+        pres.append({"name": pre.name, "category": pre.category,
+                     "check": f"{inv.name}/{pre.name}",
+                     "reason": pre.doc or pre.name, "seen": []})
+    return {"schema": SCHEMA_VERSION, "id": inv.name, "intent": cls.summary(),
+            "pass": inv.name, "inverse": cls.inverse, "facts": [], "options": opts,
+            "anchor": {"rule": cls.anchor.describe() if cls.anchor else "(custom sites)",
+                       "examples": []},
+            "preconditions": pres, "effect": [], "failures_avoided": {"items": []},
+            "requires": _features(cls, "requires"), "provides": _features(cls, "provides"),
+            "conflicts": _features(cls, "conflicts"), "provenance": [], "verification": []}
+
+
+def _add_evidence(card, inv, d, doc, t, wl, lhash):
+    from kltrans.passes.facts import Context
+    from kltrans.syntax import parse
+
+    cfg = doc["config"]
+    for name, val in inv.option_values().items():
+        seen = card["options"].setdefault(name, {"domain": "?", "seen": []})["seen"]
+        if val not in seen:
+            seen.append(val)
+    after_state = next(s for s in doc["states"] if s["hash"] == t["after"])
+    before_state = next(s for s in doc["states"] if s["hash"] == t["before"])
+    state_path = os.path.join(d, after_state["file"])
+    # the skill's site in the simplified state, and its preconditions there
+    facts = list(cfg.get("facts") or [])
+    try:
+        unit = parse(open(state_path, "rb").read(), state_path)
+        ctx = Context.from_strings(tuple(facts), cfg.get("arch"), False, cfg.get("kernel"))
+        sites = inv.sites(unit, ctx)
+        want = (t["roundtrip"].get("sites") or [None])
+        idx = want[0] if isinstance(want, list) else None
+        site = next((s for s in sites if idx is None or s.index == idx), None)
+    except Exception:
+        site = None
+    if site is not None:
+        loc = site.location()
+        card["anchor"]["examples"].append({"workload": wl, "line": loc.line,
+                                           "code": unit.text(site.node)[:600]})
+        for pre, v in inv.check(site, ctx):
+            for p in card["preconditions"]:
+                if p["name"] == pre.name:
+                    p["seen"].append({"workload": wl, "status": "holds" if v.holds else v.status,
+                                      "reason": v.reason})
+        for f in facts:
+            if f not in card["facts"]:
+                card["facts"].append(f)
+    e = t.get("effect") or {}
+    res = t.get("resources")
+    inv_res = {k: -v for k, v in res.items()} if isinstance(res, dict) else None
+    if e.get("ok"):
+        trials = [round(x, 4) for x in e["slowdown_trials"]]
+        card["effect"].append({"workload": wl, "arch": cfg.get("arch", "sm_90"),
+                               "gpu": doc.get("gpu"), "measured": True,
+                               "speedup": round(e["slowdown_median"], 4),
+                               "speedup_trials": trials, "spread": round(e["spread"], 4),
+                               "resources": inv_res})
+    else:
+        card["effect"].append({"workload": wl, "arch": cfg.get("arch", "sm_90"),
+                               "gpu": doc.get("gpu"), "measured": False,
+                               "resources": inv_res,
+                               "note": e.get("reason", "not measured")})
+    for pr in t.get("probes") or []:
+        if pr.get("outcome") != "failed":
+            continue
+        for v in pr.get("violated") or [{"precondition": f"option {pr['label']}",
+                                          "category": None}]:
+            item = {"workload": wl, "precondition": v["precondition"],
+                    "stage": pr.get("stage", "?"), "evidence": pr.get("evidence", ""),
+                    "probe": f"{pr['kind']}: {pr['label']}"}
+            if v.get("category"):
+                item["category"] = v["category"]
+            card["failures_avoided"]["items"].append(item)
+    card["provenance"].append({"workload": wl, "lineage": lhash, "step": t["step"],
+                               "before": after_state["hash"], "after": before_state["hash"],
+                               "backend": cfg.get("backend")})
+    card["verification"].append({"workload": wl, "step": t["step"], "gate": t.get("gate"),
+                                 "roundtrip": t.get("roundtrip"),
+                                 "probes": len(t.get("probes") or [])})
+
+
+def _finish(card):
+    fa = card["failures_avoided"]
+    if not fa["items"]:
+        probes = sum(v.get("probes", 0) for v in card["verification"])
+        fa["none_because"] = (
+            f"its {probes} probe(s) found no failure: every forced site and option variant "
+            f"passed the gate at the walk's sizes" if probes else
+            "no probe could be made: the optimize pass has no other site, and no other "
+            "option value, in the simplified kernels of its lineages")
+
+
+def write_cards(cards: dict[str, dict], out: str) -> list[str]:
+    os.makedirs(out, exist_ok=True)
+    written = []
+    for cid, card in sorted(cards.items()):
+        y = os.path.join(out, f"{cid}.yaml")
+        atomic_write(y, yaml.safe_dump(card, sort_keys=False, allow_unicode=True, width=100).encode())
+        atomic_write(os.path.join(out, f"{cid}.md"), render_card(card).encode())
+        written.append(y)
+    atomic_write(os.path.join(out, "README.md"), render_index(cards).encode())
+    return written
+
+
+def load_cards(d: str) -> dict[str, tuple[str, dict]]:
+    out = {}
+    if not os.path.isdir(d):
+        raise CardError(f"{d}: not a directory")
+    for f in sorted(os.listdir(d)):
+        if not f.endswith(".yaml"):
+            continue
+        p = os.path.join(d, f)
+        try:
+            card = yaml.safe_load(open(p, encoding="utf-8"))
+        except yaml.YAMLError as e:
+            mark = getattr(e, "problem_mark", None)
+            where = f"{p}:{mark.line + 1}:{mark.column + 1}" if mark else p
+            raise CardError(f"{where}: error: not valid YAML: {getattr(e, 'problem', e)}") from None
+        if not isinstance(card, dict):
+            raise CardError(f"{p}:1:1: error: a card is a mapping")
+        out[card.get("id") or f[:-5]] = (p, card)
+    return out
+
+
+def _effect_cell(e: dict) -> str:
+    if e.get("measured"):
+        return f"{e['speedup']:.3f}x (spread {e['spread']:.3f})"
+    return "not measured"
+
+
+def render_card(card: dict) -> str:
+    w = [f"# {card['id']}", "", card.get("intent", "(no intent)"), "",
+         f"Optimize pass `{card['pass']}`; its simplify inverse `{card['inverse']}`.", "",
+         "## Where it applies", "", f"Anchor: `{card['anchor']['rule']}`", ""]
+    for ex in card["anchor"]["examples"][:3]:
+        w += [f"In {ex['workload']} (line {ex.get('line', '?')}):", "", "```cuda", ex["code"], "```", ""]
+    w += ["## When it is valid", "", "| precondition | category | holds in | reason |",
+          "| --- | --- | --- | --- |"]
+    for p in card["preconditions"]:
+        held = ", ".join(sorted({s["workload"] for s in p["seen"] if s["status"] == "holds"})) or "-"
+        w.append(f"| `{p['name']}` | {p['category']} | {held} | {p['reason']} |")
+    w += ["", "## Effect", "", "| workload | arch | GPU | speedup | resources |", "| --- | --- | --- | --- | --- |"]
+    for e in card["effect"]:
+        res = ", ".join(f"{k} {v:+d}" for k, v in (e.get("resources") or {}).items()) or "-"
+        w.append(f"| {e['workload']} | {e['arch']} | {e.get('gpu') or '-'} | {_effect_cell(e)} | {res} |")
+    w += ["", "## Failures its conditions avoid", ""]
+    fa = card["failures_avoided"]
+    for it in fa["items"]:
+        w.append(f"- without `{it['precondition']}` ({it.get('category', '-')}), {it['workload']}: "
+                 f"{it['stage']} fails: {it['evidence']} ({it.get('probe', '')})")
+    if not fa["items"]:
+        w.append(f"None found: {fa.get('none_because', '')}")
+    w += ["", "## Options", "", "| option | domain | seen |", "| --- | --- | --- |"]
+    for name, o in card["options"].items():
+        w.append(f"| {name} | {o['domain']} | {', '.join(str(v) for v in o['seen']) or '-'} |")
+    w += ["", "## Provenance", ""]
+    for p in card["provenance"]:
+        w.append(f"- {p['workload']}, lineage {p['lineage']}, step {p['step']} ({p.get('backend', '')})")
+    return "\n".join(w) + "\n"
+
+
+def render_index(cards: dict[str, dict]) -> str:
+    w = ["# Skill library", "",
+         "Skill cards extracted from the corpus lineages (`kltrans skills extract "
+         "corpus/*/lineage -o skills/`): one card per optimization, with its evidence from "
+         "every lineage that took it. `kltrans skills list|show ID|validate|render`.", "",
+         "| card | intent | evidence | effect | failures avoided |",
+         "| --- | --- | --- | --- | ---: |"]
+    for cid, c in sorted(cards.items()):
+        eff = "; ".join(f"{e['workload']}: {_effect_cell(e)}" for e in c["effect"])
+        w.append(f"| [{cid}]({cid}.md) | {c.get('intent', '')} | {len(c['provenance'])} | {eff} | "
+                 f"{len(c['failures_avoided']['items'])} |")
+    return "\n".join(w) + "\n"

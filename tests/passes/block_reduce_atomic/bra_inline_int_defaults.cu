@@ -1,0 +1,14 @@
+// RUN: kltrans opt -p 'block-reduce-atomic{style=inline,shuffle=down,mask=0xffffffff,lane_form=mod,warp_form=div,braces=false}'
+// Counting elements above a threshold, tid spelled threadIdx.x + blockDim.x * blockIdx.x
+// and a while loop: an int count is exact in any order, so no reassociation is needed.
+// The reduction goes in place with default names and % / / index forms.
+// kltrans: launch count_above grid=min(ceil_div(n, 128), 512) block=128
+__global__ void count_above(const float* v, float t, int* total, int n) {
+  int tid = threadIdx.x + blockDim.x * blockIdx.x;
+  int c = 0;
+  while (tid < n) {
+    c += v[tid] > t;
+    tid += blockDim.x * gridDim.x;
+  }
+  atomicAdd(total, c);
+}

@@ -1,0 +1,17 @@
+// RUN: kltrans opt -p 'vectorize-lanes' --assume 'no_alias(*)'
+// CHECK-SKIP: aligned-index: is not provably a multiple of 4
+// The lane base is offset by one element: x + base + 1 is never 16-byte aligned.
+// kltrans: launch scale grid=ceil_div(n, 1024) block=256
+#include <stdint.h>
+
+__global__ void scale(const float* x, float* y, float a, float b, int n)
+{
+    const int base = 4 * (blockIdx.x * blockDim.x + threadIdx.x);
+    const bool vec_ok = (n & 3) == 0 && (((uintptr_t)x | (uintptr_t)y) & 15) == 0;
+    const int b1 = base + 1;
+    float r[4];
+    for (int j = 0; j < 4; ++j) {
+        r[j] = b1 + j < n ? x[b1 + j] : 0.0f;
+    }
+    if (base < n) y[base] = a * r[0] + b;
+}

