@@ -19,6 +19,7 @@ from kltrans.analysis.verdict import Verdict
 from kltrans.match import Rule
 from kltrans.passes import Choice, Identifier, IntRange, OneOf, Pass, Precondition, option
 from kltrans.passes.facts import arch_number
+from kltrans.passes.options import Domain, DomainError
 from kltrans.syntax import Edit
 
 MAX_THREADS_PER_BLOCK = 1024  # every architecture since sm_20
@@ -32,6 +33,46 @@ SM_LIMITS = {70: (2048, 32), 75: (1024, 16), 80: (2048, 32), 86: (1536, 16),
 PLACES = ("before-name", "before-type", "before-global")
 _INT = re.compile(r"^(0[xX][0-9a-fA-F]+|\d+)[uU]?$")
 _IDENT = re.compile(r"^[A-Za-z_]\w*$")
+_ATOM = r"(?:[A-Za-z_]\w*|\d+[uU]?)"
+_EXPR = re.compile(rf"^[\s(]*{_ATOM}[\s)]*(?:[-+*/][\s(]*{_ATOM}[\s)]*)+$")
+
+
+def _balanced(text: str) -> bool:
+    depth = 0
+    for ch in text:
+        depth += ch == "("
+        depth -= ch == ")"
+        if depth < 0:
+            return False
+    return depth == 0
+
+
+@dataclass(frozen=True)
+class Expression(Domain):
+    """An arithmetic expression of names and integer literals joined by ``+ - * /``
+    (parentheses allowed, no calls): ``TR_BX * TR_BY``, ``WARPS*32``. It is written into
+    the attribute as given, so ``drop-launch-bounds`` can hand back the exact spelling."""
+
+    def parse(self, text: str) -> str:
+        return self.check(text.strip())
+
+    def contains(self, value) -> bool:
+        return isinstance(value, str) and bool(_EXPR.match(value)) and _balanced(value) \
+            and not re.search(r"[A-Za-z_]\w*\s*\(", value)
+
+    def describe(self) -> str:
+        return "an expression of names and integers joined by + - * / (TR_BX*TR_BY)"
+
+    def values(self) -> list:
+        return []
+
+
+def _expressible(text: str) -> bool:
+    try:
+        Expression().check(text)
+    except DomainError:
+        return False
+    return True
 
 
 # ----------------------------------------------------------------------- helpers
@@ -337,8 +378,9 @@ class AddLaunchBounds(Pass):
     architecture sm_70..sm_90: a request that fits only some is unknown), leaving at
     least 32 of the 64K registers per thread).
 
-    Options: ``max-threads`` (``auto``, 1..2048, or a name such as a template parameter
-    or macro; default ``auto``), ``min-blocks`` (0..32, default 0: omitted),
+    Options: ``max-threads`` (``auto``, 1..2048, a name such as a template parameter
+    or macro, or an expression of names and integers joined by ``+ - * /`` such as
+    ``TR_BX*TR_BY``, written as given; default ``auto``), ``min-blocks`` (0..32, default 0: omitted),
     ``place`` (where the attribute goes: ``before-name`` ``__global__ void
     __launch_bounds__(N) k``, ``before-type`` ``__global__ __launch_bounds__(N) void k``,
     or ``before-global`` ``__launch_bounds__(N) __global__ void k``; default
@@ -366,9 +408,11 @@ class AddLaunchBounds(Pass):
     )
 
     max_threads: int | str = option("auto", OneOf(IntRange(1, 2048, (128, 256, 512, 1024)),
-                                                   Choice("auto"), Identifier(words=())),
+                                                   Choice("auto"), Identifier(words=()),
+                                                   Expression()),
                                     "threads per block promised to the compiler (auto: the "
-                                    "contract's block size)")
+                                    "contract's block size; a name or an expression of names "
+                                    "and integers is written as given)")
     min_blocks: int = option(0, IntRange(0, 32, (0, 1, 2, 4)),
                              "minimum resident blocks per SM (0: omitted)")
     place: str = option("before-name", Choice(*PLACES), "where the attribute is written")
@@ -404,15 +448,17 @@ def _restorable(site, ctx) -> Verdict:
                           f"add-launch-bounds could not put it back")
     if args:
         n = _int(args[0])
-        if not ((n is not None and 1 <= n <= 2048) or _IDENT.match(args[0])):
-            return Verdict.no(f"max threads '{args[0]}' is neither an integer literal nor a "
-                              f"name: add-launch-bounds could not write it back")
+        if not ((n is not None and 1 <= n <= 2048) or _IDENT.match(args[0])
+                or _expressible(args[0])):
+            return Verdict.no(f"max threads '{args[0]}' is neither an integer literal, a name "
+                              f"nor an expression of them joined by + - * /: "
+                              f"add-launch-bounds could not write it back")
     if len(args) == 2:
         m = _int(args[1])
         if m is None or not 1 <= m <= 32:
             return Verdict.no(f"min blocks '{args[1]}' is not an integer literal in 1..32: "
                               f"add-launch-bounds could not write it back")
-    return Verdict.yes("the bounds are literals or names")
+    return Verdict.yes("the bounds are literals, names or expressions of them")
 
 
 def _place_of(site) -> str:
@@ -443,9 +489,10 @@ class DropLaunchBounds(Pass):
     at most; the kernel computes the same values.
 
     Preconditions: has-launch-bounds (pipeline: the kernel has the attribute),
-    restorable (pipeline: one or two arguments, each an integer literal or a name, so
-    ``add-launch-bounds`` can write the same attribute back; a three-argument cluster
-    bound or an expression cannot be).
+    restorable (pipeline: one or two arguments, the first an integer literal, a name or
+    an expression of them joined by ``+ - * /`` (``TR_BX * TR_BY``), the second an
+    integer literal, so ``add-launch-bounds`` can write the same attribute back; a
+    three-argument cluster bound, a call or a shift cannot be).
 
     Options: none (``inverse_for`` gives ``add-launch-bounds`` with the removed
     arguments and placement).
@@ -486,5 +533,5 @@ class DropLaunchBounds(Pass):
         args = site.function.launch_bounds or ()
         n = _int(args[0]) if args else None
         m = _int(args[1]) if len(args) > 1 else 0
-        return AddLaunchBounds(max_threads=n if n is not None else args[0],
+        return AddLaunchBounds(max_threads=n if n is not None else re.sub(r"\s+", "", args[0]),
                                min_blocks=m or 0, place=_place_of(site))

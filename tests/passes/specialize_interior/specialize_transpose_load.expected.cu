@@ -1,0 +1,37 @@
+// RUN: kltrans opt -p 'specialize-interior{flag=full,base=src,restrict=true}' --assume 'no_alias(*)'
+// GATE: corpus/transpose
+// A 32 x 32 transpose tile loaded by a 32 x 8 block: interior tiles (the block's 32 rows
+// and columns inside the matrix) load without bound checks, through a __restrict__
+// pointer to the tile's corner. The store nest is left for a second run (flag reused).
+// kltrans: launch transpose grid=(ceil_div(cols, 32), ceil_div(rows, 32)) block=(32, 8)
+extern "C" __global__ void transpose(const float* in, float* out, int rows, int cols)
+{
+    __shared__ float tile[32][32];
+
+    const int tx = threadIdx.x;
+    const int ty = threadIdx.y;
+    const int r0 = blockIdx.y * 32;
+    const int c0 = blockIdx.x * 32;
+
+    const bool full = r0 + 32 <= rows && c0 + 32 <= cols;
+
+    if (full) {
+        const float* __restrict__ src = in + (size_t)r0 * cols + c0;
+        for (int j = 0; j < 32; j += 8) {
+            tile[ty + j][tx] = src[(size_t)(ty + j) * cols + tx];
+        }
+    } else {
+        for (int j = 0; j < 32; j += 8) {
+            const int y = r0 + ty + j;
+            const int x = c0 + tx;
+            if (y < rows && x < cols) tile[ty + j][tx] = in[(size_t)y * cols + x];
+        }
+    }
+    __syncthreads();
+
+    for (int j = 0; j < 32; j += 8) {
+        const int orow = c0 + ty + j;
+        const int ocol = r0 + tx;
+        if (orow < cols && ocol < rows) out[(size_t)orow * rows + ocol] = tile[tx][ty + j];
+    }
+}
