@@ -116,3 +116,24 @@ def test_pass_definitions_are_checked_at_load_time():
     # options and declared template variables are bound
     _define(**ok, templates={"t": "{{ A }} * {{ R }} {{ factor }}"}, template_vars=("R",),
             __annotations__={"factor": int}, factor=option(2, IntRange(1, 4)))
+
+
+def test_every_pass_spec_parses_back_with_every_explored_option_value():
+    """The walk stores inverses as spec strings: each must parse back to the same pass."""
+    import dataclasses
+
+    from kltrans.passes.pipeline import parse_pipeline
+    from kltrans.passes.registry import get_pass, names
+
+    for n in names():
+        p = get_pass(n)()
+        variants = [p]
+        for o in p.options():
+            for v in o.domain.values()[:4]:
+                try:
+                    variants.append(dataclasses.replace(p, **{o.field: v}))
+                except (TypeError, ValueError):
+                    pass
+        for q in variants:
+            [back] = parse_pipeline(q.spec())
+            assert back.spec() == q.spec() and back.option_values() == q.option_values(), q.spec()

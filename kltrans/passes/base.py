@@ -187,10 +187,18 @@ class Pass:
         return self._compiled_templates[template].render(**env)
 
 
+_BARE = re.compile(r"[A-Za-z0-9_.+\-*/%]+")
+
+
 def _fmt(v) -> str:
+    """An option value as a pipeline string writes it: bare when it can be, else quoted,
+    so that every spec parses back (kltrans.passes.pipeline)."""
     if isinstance(v, bool):
         return "true" if v else "false"
-    return str(v)
+    s = str(v)
+    if _BARE.fullmatch(s):
+        return s
+    return f"'{s}'" if "'" not in s else f'"{s}"'
 
 
 def _compile_templates(cls, where: str) -> dict:

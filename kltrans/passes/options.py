@@ -78,6 +78,9 @@ class Choice(Domain):
         object.__setattr__(self, "options", tuple(options))
 
     def parse(self, text: str):
+        for o in self.options:  # exact first: some choices differ only in case (spellings)
+            if str(o) == text:
+                return o
         for o in self.options:
             if str(o).lower() == text.lower():
                 return o

@@ -1,0 +1,66 @@
+// RUN: kltrans opt -p 'dynamic-tiles{shared=s_next,cast=none,one=1u}'
+// GATE: corpus/scan
+// Other names, % / spelling; an uncast atomicAdd with 1u.
+// kltrans: launch scan grid=ceil_div(n, 4096) block=256
+#include <stdint.h>
+
+#define ITEMS 16
+#define TILE (256 * ITEMS)
+#define PER_LANE 1
+#define SPAN (32 * PER_LANE)
+#define AGG 1ull
+#define INCL 2ull
+
+__device__ __forceinline__ void store_word(unsigned long long* w, unsigned long long flag, unsigned int v)
+{
+    *reinterpret_cast<volatile unsigned long long*>(w) = (flag << 32) | v;
+}
+
+extern "C" __global__ void scan(const int* in, int* out, int n, unsigned long long* scratch)
+{
+    __shared__ unsigned int s_next;
+    __shared__ unsigned int s_part[256];
+    __shared__ unsigned int s_carry;
+    unsigned long long* counter = scratch;
+    unsigned long long* state = scratch + 1;
+    const size_t count = n > 0 ? (size_t)n : 0;
+    if (threadIdx.x == 0) {
+        s_next = atomicAdd(counter, 1u);
+    }
+    __syncthreads();
+    const unsigned int t = s_next;
+    const int lane_id = threadIdx.x % 32;
+    const int warp_id = threadIdx.x / 32;
+    const size_t t_first = (size_t)t * TILE;
+    unsigned int v[ITEMS];
+    unsigned int sum = 0u;
+    for (int k = 0; k < ITEMS; ++k) {
+        const size_t i = t_first + (size_t)threadIdx.x * ITEMS + k;
+        v[k] = i < count ? (unsigned int)in[i] : 0u;
+        sum += v[k];
+        v[k] = sum;
+    }
+    s_part[threadIdx.x] = sum;
+    __syncthreads();
+    unsigned int before = 0u;
+    unsigned int total = 0u;
+    for (int t2 = 0; t2 < 256; ++t2) {
+        before += t2 < (int)threadIdx.x ? s_part[t2] : 0u;
+        total += s_part[t2];
+    }
+if (threadIdx.x == 0) {
+        unsigned int carry_in = 0u;
+        for (size_t i = 0; i < t_first; ++i) {
+            carry_in += (unsigned int)in[i];
+        }
+        s_carry = carry_in;
+    }
+    __syncthreads();
+    const unsigned int base = s_carry + before;
+    for (int k = 0; k < ITEMS; ++k) {
+        const size_t i = t_first + (size_t)threadIdx.x * ITEMS + k;
+        if (i < count) {
+            out[i] = (int)(base + v[k]);
+        }
+    }
+}
