@@ -5,7 +5,7 @@ guarded with a zero fallback) into ``cp.async`` copies on sm_80+, behind a prepr
 guard that keeps the original stores for older targets and the CPU emulator.
 ``sync-copy`` removes such copies again: exactly the blocks ``cp-async`` writes, and the
 ``#if MACRO`` cp.async helpers of hand-written kernels (corpus/sgemm/expert.cu) whose
-``#else`` branches are the synchronous copies.
+``#else`` branches are the synchronous copies (``cp-async{form=switch}`` writes them back).
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from kltrans.analysis.smem import type_layout
 from kltrans.analysis.verdict import Verdict
 from kltrans.match import Rule
 from kltrans.match.pattern import tokens
-from kltrans.passes import Pass, Precondition
+from kltrans.passes import Bool, Choice, Domain, Identifier, NameList, Pass, Precondition, option
 from kltrans.passes.base import Site
 from kltrans.syntax import Edit, parse
 from kltrans.syntax.cuda import enclosing_function
@@ -33,6 +33,23 @@ _PREPROC = ("preproc_if", "preproc_ifdef", "preproc_else", "preproc_elif", "prep
 _CP_ASYNC = re.compile(r"\bcp\.async\.(ca|cg)\.shared\.global\b")
 _CP_ASYNC_ANY = re.compile(r"\bcp\.async\b|__pipeline_(memcpy_async|commit|wait_prior)")
 _CP_SYNC = re.compile(r"\bcp\.async\.(commit_group|wait_group|wait_all)\b")
+_EMULATION = "__KLTRANS_CPU_EMULATION__"
+
+
+class _Expr(Domain):
+    """A short integer expression without spaces or commas (``0``, ``STAGES-2``)."""
+
+    def parse(self, text: str) -> str:
+        return self.check(text)
+
+    def contains(self, value) -> bool:
+        return isinstance(value, str) and bool(re.fullmatch(r"[A-Za-z0-9_+\-*/]+", value))
+
+    def describe(self) -> str:
+        return "an integer expression without spaces (0, STAGES-2)"
+
+    def values(self) -> list:
+        return ["0"]
 
 
 # ----------------------------------------------------------------- tree helpers
@@ -217,11 +234,18 @@ def _line_start(unit, offset: int) -> int:
 
 
 # ------------------------------------------------------------------ preconditions
+def _is_switch(site) -> bool:
+    return site.pass_ is not None and getattr(site.pass_, "form", "block") == "switch"
+
+
 def _group(site):
     return group_of(site.unit, site.node)
 
 
 def _arch(site, ctx) -> Verdict:
+    if _is_switch(site):
+        return Verdict.yes("the code tests __CUDA_ARCH__ >= 800 in its switch: other targets "
+                           "and the CPU emulator compile the synchronous copies")
     v = ctx.arch_at_least(80)
     if v.holds:
         return Verdict.yes(f"{v.reason}: cp.async exists")
@@ -231,6 +255,8 @@ def _arch(site, ctx) -> Verdict:
 
 
 def _storage(site, ctx) -> Verdict:
+    if _is_switch(site):
+        return _sw_storage(site, ctx)
     unit, fn = site.unit, site.function
     shared = _shared_decls(unit, fn)
     params = _params(fn)
@@ -265,6 +291,8 @@ def _storage(site, ctx) -> Verdict:
 
 
 def _element_size(site, ctx) -> Verdict:
+    if _is_switch(site):
+        return _sw_size(site, ctx)
     unit, fn = site.unit, site.function
     params = _params(fn)
     out = set()
@@ -285,6 +313,9 @@ def _element_size(site, ctx) -> Verdict:
 
 
 def _aligned(site, ctx) -> Verdict:
+    if _is_switch(site):
+        return Verdict.yes("the synchronous copies already dereference the helper pointers as "
+                           "the copied type: the addresses are aligned to its size")
     unit, fn = site.unit, site.function
     shared = _shared_decls(unit, fn)
     for c in _group(site):
@@ -305,6 +336,9 @@ def _aligned(site, ctx) -> Verdict:
 
 
 def _zero_fill(site, ctx) -> Verdict:
+    if _is_switch(site):
+        return Verdict.yes("a copy helper's fallback is a zero literal (or make_T of zeros) by "
+                           "its shape")
     unit = site.unit
     n = 0
     for c in _group(site):
@@ -328,6 +362,9 @@ def _zero_fill(site, ctx) -> Verdict:
 
 
 def _side_effect_free(site, ctx) -> Verdict:
+    if _is_switch(site):
+        return Verdict.yes("the helper's guard is a value: it is evaluated once in the "
+                           "asynchronous form")
     unit = site.unit
     for c in _group(site):
         for part in (c.dst, c.src, c.cond):
@@ -347,6 +384,8 @@ def _side_effect_free(site, ctx) -> Verdict:
 
 
 def _barrier_follows(site, ctx) -> Verdict:
+    if _is_switch(site):
+        return _sw_pipeline(site, ctx)
     unit, fn = site.unit, site.function
     group = _group(site)
     names = {unit.text(_root(c.dst)[0]) for c in group if _root(c.dst)[0] is not None}
@@ -373,6 +412,12 @@ def _barrier_follows(site, ctx) -> Verdict:
                            "before it returns, its callers' barriers publish them")
     return Verdict.no("no __syncthreads() follows the copies in their block: other threads "
                       "could read the tile before the copies land")
+
+
+def _fresh_macro(site, ctx) -> Verdict:
+    if not _is_switch(site):
+        return Verdict.yes("no macro (block form)")
+    return _sw_macro(site, ctx)
 
 
 @dataclass(frozen=True)
@@ -427,7 +472,28 @@ class CpAsync(Pass):
     barrier-follows (pipeline: a ``__syncthreads()`` follows the run in its block before
     any use of the tiles, or the run ends a load function).
 
-    Options: none.
+    Second form (``form=switch``): hand-written kernels often keep each copy in a
+    ``__device__`` helper (``copy4(float* dst, const float* src, bool ok) { *dst = ok ?
+    *src : 0.0f; }``, ``*reinterpret_cast<float4*>(dst) = ...`` for 16 bytes) and call
+    empty commit/wait helpers where the pipeline would commit and wait. ``form=switch``
+    writes a file-scope switch ``#if <arch test> #define M 1 #else #define M 0 #endif``
+    and, under ``#if M``, a cp.async copy in each helper (the synchronous copy stays in
+    ``#else``), ``cp.async.commit_group`` / ``wait_group <pending>`` / ``wait_all`` in the
+    named helpers. This is the inverse of ``sync-copy`` on such a switch (its options
+    capture the spelling: macro, guard, helper names, temporary, pending count). There,
+    shared-from-global checks that every call passes a ``__shared__`` address (through
+    parameters of the callers too), element-size the helper's copied type, barrier-follows
+    that commit, wait and wait_all helpers are named, empty and called (the code already
+    calls them where it commits and waits), and fresh-macro that M is a new name; the
+    arch test is in the code, so no ``--arch`` is needed.
+
+    Options: form (block: guarded runs of stores in place; switch: copy helpers behind a
+    file-scope macro), macro (switch: its name; auto: KL_CP_ASYNC), paren (switch: write
+    ``(__CUDA_ARCH__ >= 800)`` in parentheses), emu (switch: the CPU-emulation macros
+    the guard excludes, joined by +), copies (switch: the copy helpers; all: every helper
+    of the copy shape), commit / wait / wait_all (switch: the empty helpers that commit,
+    wait for all but ``pending`` groups, wait for all), pending (switch: the wait_group
+    count), tmp (switch: the name of the shared address temporary).
     """
 
     name = "cp-async"
@@ -441,6 +507,17 @@ class CpAsync(Pass):
         Rule(pattern="if ($C) $D[$I] = $G[$J]; else $D[$I] = $Z;"),
         Rule(pattern="if ($C) { $D[$I] = $G[$J]; } else { $D[$I] = $Z; }"),
     ))
+    form: str = option("block", Choice("block", "switch"),
+                       "block: guarded runs of stores; switch: copy helpers behind a macro")
+    macro: str = option("auto", Identifier(), "switch: the macro name (auto: KL_CP_ASYNC)")
+    paren: bool = option(False, Bool(), "switch: parenthesize the __CUDA_ARCH__ test")
+    emu: str = option(_EMULATION, NameList(), "switch: CPU-emulation macros the guard excludes")
+    copies: str = option("all", NameList(), "switch: the copy helpers (all: every one)")
+    commit: str = option("none", Identifier(("none",)), "switch: the commit helper")
+    wait: str = option("none", Identifier(("none",)), "switch: the wait_group helper")
+    pending: str = option("0", _Expr(), "switch: groups left in flight by the wait helper")
+    wait_all: str = option("none", Identifier(("none",)), "switch: the wait_all helper")
+    tmp: str = option("d", Identifier(()), "switch: the shared address temporary")
     preconditions = (
         Precondition("arch", "hardware", "cp.async needs sm_80 or newer (from --arch)", _arch),
         Precondition("shared-from-global", "storage",
@@ -457,9 +534,13 @@ class CpAsync(Pass):
         Precondition("barrier-follows", "pipeline",
                      "__syncthreads() follows the copies before the tiles are used",
                      _barrier_follows),
+        Precondition("fresh-macro", "pipeline",
+                     "switch: the macro name is not used yet", _fresh_macro),
     )
 
     def sites(self, unit, ctx):
+        if self.form == "switch":
+            return _switch_sites(self, unit, ctx)
         out = []
         for s in super().sites(unit, ctx):
             st = s.node
@@ -473,6 +554,8 @@ class CpAsync(Pass):
         return out
 
     def rewrite(self, site, ctx):
+        if self.form == "switch":
+            return _switch_rewrite(self, site, ctx)
         unit, fn = site.unit, site.function
         group = _group(site)
         ind = line_indent(unit, group[0].stmt.start_byte)
@@ -484,6 +567,334 @@ class CpAsync(Pass):
 
     def inverse_for(self, site, ctx):
         return SyncCopy()
+
+
+
+# ------------------------------------------------------- the hand-written switch form
+#: an architecture switch: ``#if <guard> #define M 1 #else #define M 0 #endif`` and
+#: ``#if M`` blocks inside copy / commit / wait helper functions (corpus/sgemm/expert.cu)
+_FUNC = Rule(kind="function_definition")
+def _deref(unit, node, names):
+    """(parameter, vector type or None) when ``node`` is ``*p`` or
+    ``*reinterpret_cast<[const] V*>(p)`` with p one of ``names``."""
+    node = _strip(node)
+    if node is None or node.type != "pointer_expression" or unit.text(node)[:1] != "*":
+        return None
+    arg = _strip(node.child_by_field_name("argument"))
+    if arg.type == "identifier" and unit.text(arg) in names:
+        return unit.text(arg), None
+    m = re.fullmatch(r"reinterpret_cast\s*<\s*(?:const\s+)?([A-Za-z_]\w*)\s*(?:const\s*)?\*\s*>"
+                     r"\s*\(\s*([A-Za-z_]\w*)\s*\)", unit.text(arg))
+    if m and m.group(2) in names:
+        return m.group(2), m.group(1)
+    return None
+
+
+def _is_zero(unit, node) -> bool:
+    node = _strip(node)
+    if node is None:
+        return False
+    text = unit.text(node)
+    if node.type == "number_literal":
+        try:
+            return not text.lower().startswith("0x") and \
+                float(re.sub(r"[fFuUlL]+$", "", text) or "nan") == 0.0
+        except ValueError:
+            return False
+    if node.type == "call_expression":
+        f = unit.text(node.child_by_field_name("function"))
+        args = [a for a in node.child_by_field_name("arguments").named_children
+                if a.type != "comment"]
+        return bool(re.fullmatch(r"make_\w+", f)) and bool(args) and \
+            all(_is_zero(unit, a) for a in args)
+    return False
+
+
+@dataclass
+class _Helper:
+    fn: object  # Function
+    stmt: object  # the one statement of the body
+    dst: str
+    src: str
+    cond: object  # the guard node (None: unconditional)
+    size: int | None
+    why: str = ""
+
+
+def _body_stmts(fn):
+    body = fn.body
+    return [c for c in body.named_children if c.type != "comment"] if body is not None else []
+
+
+def copy_helper(unit, fn) -> _Helper | None:
+    """The synchronous copy a ``__device__`` helper performs: its body is the one
+    statement ``*dst = ok ? *src : 0;`` (or ``*dst = *src;``; ``dst``/``src`` possibly
+    reinterpreted as a vector type), ``dst`` and ``src`` pointer parameters."""
+    if fn is None or not fn.is_device or fn.is_kernel:
+        return None
+    stmts = _body_stmts(fn)
+    if len(stmts) != 1 or stmts[0].type != "expression_statement":
+        return None
+    e = stmts[0].named_children[0] if stmts[0].named_children else None
+    if e is None or e.type != "assignment_expression" or \
+            e.child_by_field_name("operator").type != "=":
+        return None
+    ptrs = {p.name for p in fn.params if p.name and p.pointer == 1 and not p.array}
+    d = _deref(unit, e.child_by_field_name("left"), ptrs)
+    if d is None:
+        return None
+    rhs = _strip(e.child_by_field_name("right"))
+    cond = None
+    if rhs.type == "conditional_expression":
+        cond = rhs.child_by_field_name("condition")
+        if not _is_zero(unit, rhs.child_by_field_name("alternative")):
+            return None
+        rhs = rhs.child_by_field_name("consequence")
+    s = _deref(unit, rhs, ptrs - {d[0]})
+    if s is None or s[1] != d[1]:
+        return None
+    params = {p.name: p for p in fn.params}
+    t = d[1] or params[d[0]].base_type
+    lay = type_layout(unit, t)
+    h = _Helper(fn, stmts[0], d[0], s[0], cond, lay[0] if lay else None)
+    if _elem(params[d[0]].base_type) != _elem(params[s[0]].base_type):
+        h.why = f"{fn.name} converts {params[s[0]].base_type} to {params[d[0]].base_type}"
+    elif lay is None:
+        h.why = f"the size of {t} is unknown"
+    elif lay[0] not in SIZES:
+        h.why = f"{t} is {lay[0]} bytes: cp.async copies 4, 8 or 16 bytes"
+    return h
+
+
+def _functions(unit, ctx):
+    from kltrans.syntax.cuda import find_functions, reachable_functions
+    fns = find_functions(unit)
+    if ctx.kernel:
+        keep = reachable_functions(unit, ctx.kernel)
+        fns = [f for f in fns if f.name in keep]
+    return fns
+
+
+def _switch_plan(p, unit, ctx):
+    """(copy helpers, {role: Function}) the switch form rewrites."""
+    want = NameList.names(p.copies)
+    helpers = []
+    roles = {}
+    for f in _functions(unit, ctx):
+        if f.name in (p.commit, p.wait, p.wait_all):
+            for role in ("commit", "wait", "wait_all"):
+                if getattr(p, role) == f.name:
+                    roles[role] = f
+            continue
+        if want is not None and f.name not in want:
+            continue
+        h = copy_helper(unit, f)
+        if h is not None:
+            helpers.append(h)
+    return helpers, roles
+
+
+def _calls(unit, name):
+    return [n for n in unit.nodes_of_type("call_expression")
+            if re.sub(r"<.*", "", unit.text(n.child_by_field_name("function"))).strip() == name]
+
+
+def _shared_arg(unit, node, depth=0) -> bool:
+    """``node`` (an argument) addresses __shared__ memory: ``&S[..]`` or ``S + i`` with S
+    a __shared__ array, or a parameter that every caller binds to shared memory."""
+    from kltrans.syntax.cuda import enclosing_function
+    node = _strip(node)
+    if depth > 6 or node is None:
+        return False
+    if node.type == "pointer_expression" and unit.text(node)[:1] == "&":
+        node = _strip(node.child_by_field_name("argument"))
+    elif node.type == "binary_expression" and \
+            node.child_by_field_name("operator").type in ("+", "-"):
+        node = _strip(node.child_by_field_name("left"))
+    root, _ = _root(node) if node.type == "subscript_expression" else (node, 0)
+    if root is None or root.type != "identifier":
+        return False
+    name = unit.text(root)
+    fn = enclosing_function(unit, node)
+    if fn is None:
+        return False
+    if name in _shared_decls(unit, fn):
+        return True
+    pos = [i for i, q in enumerate(fn.params) if q.name == name]
+    if not pos:
+        return False
+    calls = _calls(unit, fn.name)
+    return bool(calls) and all(
+        _shared_arg(unit, _args(c)[pos[0]], depth + 1)
+        for c in calls if len(_args(c)) > pos[0])
+
+
+def _args(call):
+    return [a for a in call.child_by_field_name("arguments").named_children
+            if a.type != "comment"]
+
+
+def _switch_helpers(site, ctx):
+    return _switch_plan(site.pass_ or CpAsync(form="switch"), site.unit, ctx)
+
+
+def _sw_storage(site, ctx) -> Verdict:
+    unit = site.unit
+    helpers, _ = _switch_helpers(site, ctx)
+    if not helpers:
+        return Verdict.no("no __device__ helper performs one synchronous copy")
+    for h in helpers:
+        calls = _calls(unit, h.fn.name)
+        if not calls:
+            return Verdict.no(f"{h.fn.name} is never called")
+        i = [k for k, q in enumerate(h.fn.params) if q.name == h.dst][0]
+        for c in calls:
+            a = _args(c)
+            if len(a) <= i or not _shared_arg(unit, a[i]):
+                return Verdict.no(f"`{norm(unit.text(c))[:60]}` (line "
+                                  f"{unit.line_col(c.start_byte)[0]}): the destination is "
+                                  "not known to be __shared__ memory")
+    return Verdict.yes(f"{len(helpers)} copy helper(s), every call copies into __shared__ "
+                       "memory")
+
+
+def _sw_size(site, ctx) -> Verdict:
+    helpers, _ = _switch_helpers(site, ctx)
+    for h in helpers:
+        if h.why:
+            return Verdict.no(h.why)
+    return Verdict.yes(", ".join(f"{h.fn.name}: {h.size} B" for h in helpers) or "no helper")
+
+
+def _sw_pipeline(site, ctx) -> Verdict:
+    unit = site.unit
+    p = site.pass_ or CpAsync(form="switch")
+    _, roles = _switch_helpers(site, ctx)
+    if "commit" not in roles:
+        return Verdict.no("no commit helper is named (commit=...): the copies would never be "
+                          "committed as a group")
+    if "wait" not in roles and "wait_all" not in roles:
+        return Verdict.no("no wait helper is named (wait=... or wait_all=...): nothing would "
+                          "wait for the copies")
+    for role, f in roles.items():
+        if _body_stmts(f) or f.params:
+            return Verdict.no(f"{f.name} (the {role} helper) is not an empty function without "
+                              "parameters")
+        if not _calls(unit, f.name):
+            return Verdict.no(f"{f.name} (the {role} helper) is never called")
+    if p.wait_all == "none":
+        return Verdict.no("no wait_all helper is named: copies still in flight could write "
+                          "shared memory after the block retires")
+    return Verdict.yes("empty commit/wait helpers are called where the pipeline commits and "
+                       "waits (their synchronous form is a no-op)")
+
+
+def _sw_macro(site, ctx) -> Verdict:
+    unit = site.unit
+    p = site.pass_ or CpAsync(form="switch")
+    name = p.macro if p.macro != "auto" else "KL_CP_ASYNC"
+    for n in unit.walk(unit.root):
+        if n.type == "identifier" and unit.text(n) == name:
+            return Verdict.no(f"{name} is already used (line {unit.line_col(n.start_byte)[0]})")
+    return Verdict.yes(f"{name} is a fresh macro name")
+
+
+def _switch_guard(p) -> str:
+    arch = "(__CUDA_ARCH__ >= 800)" if p.paren else "__CUDA_ARCH__ >= 800"
+    emu = NameList.names(p.emu) or {_EMULATION, "KLTRANS_CPU_EMULATION"}
+    order = [e for e in p.emu.split("+")] if p.emu != "all" else sorted(emu, reverse=True)
+    return " && ".join(["defined(__CUDA_ARCH__)", arch] + [f"!defined({e})" for e in order])
+
+
+def _switch_sites(p, unit, ctx):
+    helpers, roles = _switch_plan(p, unit, ctx)
+    if not helpers:
+        return []
+    first = helpers[0].fn
+    for m in _FUNC.find_all(unit):
+        if m.node.id == first.node.id:
+            return [Site(unit, m, first, 1, p)]
+    return []
+
+
+def _asm_copy(h, unit, tmp: str) -> str:
+    op = "cg" if h.size == 16 else "ca"
+    head = (f'const unsigned {tmp} = static_cast<unsigned>(__cvta_generic_to_shared({h.dst}));')
+    if h.cond is None:
+        return head + "\n" + (f'asm volatile("cp.async.{op}.shared.global [%0], [%1], {h.size};'
+                              f'\\n" ::"r"({tmp}), "l"({h.src}) : "memory");')
+    cond = _paren(unit, _strip(h.cond) if h.cond.type == "parenthesized_expression" else h.cond)
+    return head + "\n" + (f'asm volatile("cp.async.{op}.shared.global [%0], [%1], {h.size}, '
+                          f'%2;\\n" ::"r"({tmp}), "l"({h.src}), "r"({cond} ? {h.size} : 0) '
+                          f': "memory");')
+
+
+_ROLE_ASM = {
+    "commit": lambda p: 'asm volatile("cp.async.commit_group;\\n" ::: "memory");',
+    "wait": lambda p: f'asm volatile("cp.async.wait_group %0;\\n" ::"n"({p.pending}) : "memory");',
+    "wait_all": lambda p: 'asm volatile("cp.async.wait_all;\\n" ::: "memory");',
+}
+
+
+def _switch_rewrite(p, site, ctx):
+    unit = site.unit
+    helpers, roles = _switch_plan(p, unit, ctx)
+    macro = p.macro if p.macro != "auto" else "KL_CP_ASYNC"
+    edits = []
+    fns = [h.fn for h in helpers] + list(roles.values())
+    first = min(fns, key=lambda f: f.outer.start_byte)
+    at = _line_start(unit, first.outer.start_byte)
+    edits.append(Edit(at, at, f"#if {_switch_guard(p)}\n#define {macro} 1\n#else\n"
+                              f"#define {macro} 0\n#endif\n\n"))
+    for h in helpers:
+        ind = line_indent(unit, h.stmt.start_byte)
+        start = _line_start(unit, h.stmt.start_byte)
+        orig = unit.source[start:h.stmt.end_byte].decode("utf-8", "replace")
+        body = "\n".join(ind + x for x in _asm_copy(h, unit, p.tmp).split("\n"))
+        edits.append(Edit(start, h.stmt.end_byte, f"#if {macro}\n{body}\n#else\n{orig}\n#endif"))
+    for role, f in roles.items():
+        b = f.body.start_byte + 1
+        ind = line_indent(unit, f.outer.start_byte) + "    "
+        edits.append(Edit(b, b, f"\n#if {macro}\n{ind}{_ROLE_ASM[role](p)}\n#endif"))
+    return edits
+
+
+def _switch_options(unit, node, macro) -> dict:
+    """The cp-async options that write the switch ``macro`` (whose block is ``node``) and
+    its ``#if macro`` blocks back."""
+    from kltrans.syntax.cuda import enclosing_function
+    cond = unit.text(node.child_by_field_name("condition"))
+    opts = {"form": "switch", "macro": macro,
+            "paren": bool(re.search(r"\(\s*__CUDA_ARCH__\s*>=", cond))}
+    emu = re.findall(r"!\s*defined\s*\(?\s*([A-Za-z_]\w*)", cond)
+    if emu:
+        opts["emu"] = "+".join(emu)
+    copies = []
+    blocks, _ = _macro_uses(unit, macro)
+    for b in blocks:
+        fn = enclosing_function(unit, b)
+        if fn is None:
+            continue
+        body, _ = _branches(b)
+        text = " ".join(unit.text(s) for s in body)
+        if _CP_ASYNC.search(text):
+            copies.append(fn.name)
+            m = re.search(r"\b([A-Za-z_]\w*)\s*=\s*static_cast\s*<\s*unsigned\s*>\s*\(\s*"
+                          r"__cvta_generic_to_shared", text)
+            if m:
+                opts["tmp"] = m.group(1)
+        elif "commit_group" in text:
+            opts["commit"] = fn.name
+        elif "wait_group" in text:
+            opts["wait"] = fn.name
+            m = re.search(r'"n"\s*\(([^)]*(?:\([^)]*\))?[^)]*)\)', text)
+            if m:
+                opts["pending"] = re.sub(r"\s+", "", m.group(1))
+        elif "wait_all" in text:
+            opts["wait_all"] = fn.name
+    if copies:
+        opts["copies"] = "+".join(copies)
+    return opts
 
 
 # ------------------------------------------------------------------------ inverse
@@ -564,11 +975,11 @@ class _Target:
 
 def _target(site):
     unit, node = site.unit, site.node
-    if _is_guard(unit, node):
-        return _Target("group", node)
     name = _macro_block(unit, node)
     if name:
         return _Target("macro", node, name)
+    if _is_guard(unit, node):
+        return _Target("group", node)
     return None
 
 
@@ -694,7 +1105,8 @@ class SyncCopy(Pass):
     its ``#else`` branch (the synchronous copy that older targets and the CPU emulator
     already run), commit/wait blocks disappear, and the macro block goes. All blocks of
     the switch are rewritten together (one site), so a wait is never removed while a copy
-    stays asynchronous. Shape (2) has no exact inverse (cp-async writes shape (1)).
+    stays asynchronous. The inverse of shape (2) is ``cp-async{form=switch,...}`` with
+    options that capture the switch's spelling (macro, guard, helpers, temporary, pending).
 
     Preconditions: async-form (pipeline: shape (1) exactly, or for shape (2) every
     ``#if M`` block holds only cp.async copies, commits, waits and the
@@ -721,16 +1133,18 @@ class SyncCopy(Pass):
     )
 
     def sites(self, unit, ctx):
+        from kltrans.syntax.cuda import reachable_functions
+        reach = reachable_functions(unit, ctx.kernel) if ctx.kernel else None
         out = []
         for m in self.anchor.find_all(unit):
             node = m.node
             fn = enclosing_function(unit, node)
-            if ctx.kernel and (fn is None or fn.name != ctx.kernel):
+            if ctx.kernel and fn is not None and fn.name not in reach:
                 continue
-            if fn is not None and _is_guard(unit, node):
+            if fn is not None and _is_guard(unit, node) and not _macro_block(unit, node):
                 out.append(Site(unit, m, fn, len(out) + 1, self))
             elif fn is None and _macro_block(unit, node) and \
-                    any(_CP_ASYNC_ANY.search(unit.text(b))
+                    any(_CP_ASYNC_ANY.search(unit.text(b)) and _reached(unit, b, reach)
                         for b in _macro_uses(unit, _macro_block(unit, node))[0]):
                 out.append(Site(unit, m, fn, len(out) + 1, self))
         return out
@@ -746,7 +1160,18 @@ class SyncCopy(Pass):
         return edits
 
     def inverse_for(self, site, ctx):
+        t = _target(site)
+        if t is not None and t.kind == "macro":
+            return CpAsync(**_switch_options(site.unit, t.node, t.macro))
         return CpAsync()
+
+
+def _reached(unit, node, reach) -> bool:
+    """``node`` is in a function the kernel of the context reaches (any, without one)."""
+    if reach is None:
+        return True
+    fn = enclosing_function(unit, node)
+    return fn is not None and fn.name in reach
 
 
 def _delete_lines(unit, node) -> Edit:

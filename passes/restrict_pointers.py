@@ -30,23 +30,95 @@ def _decl(site, name: str):
 
 
 def _targets(site):
-    """Pointer parameters restrict-pointers would change: those without __restrict__."""
-    return [p for p in _params(site) if not p.restrict and p.param.pointer == 1]
+    """Pointer parameters restrict-pointers would change: those without __restrict__
+    (among ``params`` when the pass names some)."""
+    return [p for p in _params(site) if not p.restrict and p.param.pointer == 1
+            ]
+
+
+_RESTRICT = ("__restrict__", "__restrict", "restrict")
+
+
+@dataclass
+class _Local:
+    """A pointer declared in the kernel body: ``[const] T* [__restrict__] name = init;``"""
+
+    name: str
+    decl: object  # the declaration statement
+    ptr: object  # its pointer_declarator
+    restrict: bool
+    assigned: bool
+
+
+def _local_pointers(unit, fn) -> list:
+    """The kernel body's one-declarator local pointer declarations (single level)."""
+    out = []
+    for n in unit.walk(fn.body):
+        if n.type != "declaration":
+            continue
+        ds = n.children_by_field_name("declarator")
+        if len(ds) != 1:
+            continue
+        d = ds[0].child_by_field_name("declarator") if ds[0].type == "init_declarator" else ds[0]
+        if d is None or d.type != "pointer_declarator":
+            continue
+        inner = d.child_by_field_name("declarator")
+        if inner is None or inner.type != "identifier":
+            continue  # pointer to pointer, or a function pointer: left alone
+        name = unit.text(inner)
+        restrict = any(c.type == "type_qualifier" and unit.text(c) in _RESTRICT
+                       for c in d.children)
+        out.append(_Local(name, n, d, restrict, _assigned(unit, fn, name)))
+    return out
+
+
+def _assigned(unit, fn, name) -> bool:
+    for n in unit.walk(fn.body):
+        if n.type in ("assignment_expression", "update_expression"):
+            t = n.child_by_field_name("left") or n.child_by_field_name("argument")
+            if t is not None and t.type == "identifier" and unit.text(t) == name:
+                return True
+    return False
+
+
+def _names_opt(value: str) -> set | None:
+    """``all`` -> None (every one), ``none`` -> empty set, else the names."""
+    if value == "none":
+        return set()
+    return NameList.names(value)
+
+
+def _local_targets(site) -> list:
+    """Local pointers restrict-pointers changes: views of a pointer parameter declared
+    among the kernel body's statements, initialized once, never reassigned."""
+    unit, fn = site.unit, site.function
+    params = {p.name for p in _params(site)}
+    out = []
+    for lp in _local_pointers(unit, fn):
+        if lp.restrict or lp.assigned or lp.decl.parent is None or \
+                lp.decl.parent.id != fn.body.id:
+            continue
+        init = lp.decl.child_by_field_name("declarator").child_by_field_name("value")
+        if init is not None and any(n.type == "identifier" and unit.text(n) in params
+                                    for n in unit.walk(init)):
+            out.append(lp)
+    return out
 
 
 # ------------------------------------------------------------------ preconditions
 def _has_targets(site, ctx) -> Verdict:
     ptrs = _params(site)
-    if not ptrs:
+    loc = _local_targets(site)
+    if not ptrs and not loc:
         return Verdict.no(f"{site.function.name} has no pointer parameters")
-    t = _targets(site)
+    t = [p.name for p in _targets(site)] + [lp.name for lp in loc]
     if t:
-        return Verdict.yes("pointers without __restrict__: " + ", ".join(p.name for p in t))
+        return Verdict.yes("pointers without __restrict__: " + ", ".join(t))
     return Verdict.no("every pointer parameter is already __restrict__")
 
 
 def _no_alias(site, ctx) -> Verdict:
-    ptrs = [p.name for p in _params(site)]
+    ptrs = [p.name for p in _params(site)] + [lp.name for lp in _local_targets(site)]
     pairs = [(a, b) for a, b in combinations(ptrs, 2) if not ctx.assumed("no_alias", a, b)]
     if not pairs:
         return Verdict.yes("no two pointer parameters alias (assumed)")
@@ -83,9 +155,15 @@ class RestrictPointers(Pass):
     ``const __restrict__`` on a read-only pointer lets the compiler keep its loads in
     registers across stores and use the read-only (non-coherent) data path.
 
+    It also restricts the local views of pointer parameters: a one-level pointer declared
+    among the kernel body's statements, initialized from a parameter and never reassigned
+    (``const uint4* dv = reinterpret_cast<const uint4*>(x + head);`` becomes
+    ``const uint4* __restrict__ dv = ...``; ``const`` is never added to a local).
+
     Preconditions: has-targets (some pointer parameter lacks ``__restrict__``), writes-known (no pointer parameter escapes the write
-    analysis), no-alias (no two pointer parameters overlap: a fact of the call site, so it
-    must come from the context: ``--assume 'no_alias(*)'`` or ``no_alias(x,y)``).
+    analysis), no-alias (no two pointer parameters, or restricted locals, overlap: a fact
+    of the call site, so it must come from the context: ``--assume 'no_alias(*)'`` or
+    ``no_alias(x,y)``).
 
     Options: ``const`` (default true): also add ``const`` to the pointee of the read-only
     pointers it restricts when it is missing.
@@ -110,13 +188,15 @@ class RestrictPointers(Pass):
     )
 
     const: bool = option(True, Bool(), "also make the restricted pointers point to const")
-
     def rewrite(self, site, ctx):
         edits = []
         for p in _targets(site):
             edits.extend(_restrict_edits(site.unit, _decl(site, p.name),
                                          add_const=self.const and not p.const
                                          and p.written is False))
+        for lp in _local_targets(site):
+            star = next(c for c in lp.ptr.children if c.type == "*")
+            edits.append(Edit.insert(star.end_byte, " __restrict__"))
         return edits
 
     def inverse_for(self, site, ctx):
@@ -125,8 +205,10 @@ class RestrictPointers(Pass):
         drop = self.const and bool(read_only) and all(not p.const for p in read_only)
         every = [p.name for p in _params(site)]
         names = [p.name for p in targets]
+        loc = [lp.name for lp in _local_targets(site)]
         return UnrestrictPointers(const=drop,
-                                  params="all" if names == every else "+".join(names))
+                                  params="all" if names == every else ("+".join(names) or "none"),
+                                  locals="+".join(loc) or "none")
 
 
 def _restrict_edits(unit, decl, add_const: bool) -> list[Edit]:
@@ -143,9 +225,18 @@ def _restrict_edits(unit, decl, add_const: bool) -> list[Edit]:
 
 
 # ----------------------------------------------------------------------- inverse
+def _restricted_locals(site) -> list:
+    if not isinstance(site.pass_, UnrestrictPointers):
+        return []
+    want = _names_opt(site.pass_.locals)
+    return [lp for lp in _local_pointers(site.unit, site.function)
+            if lp.restrict and (want is None or lp.name in want)]
+
+
 def _has_restrict(site, ctx) -> Verdict:
     only = NameList.names(site.pass_.params) if site.pass_ is not None else None
     r = [p.name for p in _params(site) if p.restrict and (only is None or p.name in only)]
+    r += [lp.name for lp in _restricted_locals(site)]
     if r:
         return Verdict.yes("restricted pointers: " + ", ".join(r))
     which = "" if only is None else f" among {', '.join(sorted(only))}"
@@ -168,14 +259,23 @@ class UnrestrictPointers(Pass):
 
         __global__ void axpy(float a, float* x, float* y, int n)
 
+    Local pointers declared ``T* __restrict__ p = ...;`` in the kernel body lose it too
+    (``locals``, default ``all``).
+
     Removing ``__restrict__`` never changes what a correct kernel computes; it only takes
     away the compiler's no-alias knowledge.
 
-    Preconditions: has-restrict (some pointer parameter is ``__restrict__``).
+    Preconditions: has-restrict (some pointer parameter, or local pointer, is
+    ``__restrict__``).
 
     Options: ``const`` (default false): also drop ``const`` from the pointee of restricted
     pointers that are never written; ``params`` (default ``all``): only these parameters,
-    as ``x+y`` (the exact inverse of a ``restrict-pointers`` that restricted only some).
+    as ``x+y`` (the exact inverse of a ``restrict-pointers`` that restricted only some);
+    ``locals`` (default ``all``; ``none`` or ``p+q``): which local pointers.
+
+    Round trip: ``restrict-pointers`` restores the parameters and the local views of
+    parameters; a restricted local that is not such a view (a pointer into shared memory)
+    does not come back, so the walk rejects that step.
     """
 
     name = "unrestrict-pointers"
@@ -188,10 +288,18 @@ class UnrestrictPointers(Pass):
 
     const: bool = option(False, Bool(), "also drop const from read-only restricted pointers")
     params: str = option("all", NameList(), "which pointer parameters (all, or x+y)")
+    locals: str = option("all", NameList(), "which local pointers (all, none, or p+q)")
 
     def rewrite(self, site, ctx):
         unit = site.unit
         edits = []
+        for lp in _restricted_locals(site):
+            for n in lp.ptr.children:
+                if n.type == "type_qualifier" and unit.text(n) in _RESTRICT:
+                    start = n.start_byte
+                    while start > 0 and unit.source[start - 1:start] in (b" ", b"\t"):
+                        start -= 1
+                    edits.append(Edit.delete(start, n.end_byte))
         only = NameList.names(self.params)
         for p in _params(site):
             if not p.restrict or (only is not None and p.name not in only):

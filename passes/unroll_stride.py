@@ -40,7 +40,8 @@ VAR_NAMES = ("u", "k", "j", "r")
 # ---------------------------------------------------------------------- the loop
 @dataclass
 class _Loop:
-    """``for (; I < N; I += S) { [const] T V = LOAD; REST... }``"""
+    """``for (; I < N; I += S) { [const] T V = LOAD; REST... }``, or (inline form,
+    ``decl`` None) ``for (; I < N; I += S) { STMT(LOAD); }`` with the load inside."""
 
     node: object
     i: str
@@ -48,10 +49,61 @@ class _Loop:
     s: object
     body: object
     decl: object
-    ty: str
-    var: str
+    ty: str | None
+    var: str | None
     load: object
     rest: list
+
+
+_LOAD_KINDS = ("subscript_expression", "pointer_expression", "call_expression")
+
+
+def _load_base(unit, load) -> str | None:
+    """The array name B of a load ``B[i]``, ``*(B + i)``, ``__ldg(B + i)``, ``__ldg(&B[i])``."""
+    x = load
+    for _ in range(4):
+        while x is not None and x.type == "parenthesized_expression":
+            x = x.named_children[0] if x.named_children else None
+        if x is None:
+            return None
+        if x.type == "identifier":
+            return unit.text(x)
+        if x.type == "subscript_expression":
+            x = x.child_by_field_name("argument")
+        elif x.type == "pointer_expression":
+            x = x.child_by_field_name("argument")
+        elif x.type == "binary_expression" and unit.text(x.child_by_field_name("operator")) == "+":
+            x = x.child_by_field_name("left")
+        elif x.type == "call_expression" and re.fullmatch(
+                r"__ld\w+", unit.text(x.child_by_field_name("function"))):
+            args = [a for a in x.child_by_field_name("arguments").named_children
+                    if a.type != "comment"]
+            if len(args) != 1:
+                return None
+            x = args[0]
+        else:
+            return None
+    return None
+
+
+def _inline_load(unit, sts, i: str):
+    """The one load expression at ``i`` inside the statements ``sts``, or why not."""
+    uses = [m for st in sts for m in unit.walk(st) if m.type == "identifier" and unit.text(m) == i]
+    if not uses:
+        return None, f"the body does not use {i}"
+    x = uses[0].parent
+    while x is not None and not (x.type in _LOAD_KINDS and _load_base(unit, x) is not None
+                                 and all(x.start_byte <= u.start_byte and u.end_byte <= x.end_byte
+                                         for u in uses)):
+        if x.type in ("expression_statement", "compound_statement"):
+            x = None
+            break
+        x = x.parent
+    if x is None:
+        return None, f"{i} is used outside one load `x[{i}]` of the body"
+    if x.type == "pointer_expression" and not unit.text(x).lstrip().startswith("*"):
+        return None, f"`{norm(unit.text(x))}` takes an address, it does not load"
+    return x, None
 
 
 def _parse_loop(unit, node) -> "_Loop | str":
@@ -63,10 +115,16 @@ def _parse_loop(unit, node) -> "_Loop | str":
     i = unit.text(got["I"])
     body = got["BODY"]
     sts = statements(body)
+    d = sts[0] if sts else None
+    ds = d.children_by_field_name("declarator") if d is not None and d.type == "declaration" \
+        else []
+    if len(sts) == 1 and d.type == "expression_statement":
+        load, why = _inline_load(unit, sts, i)
+        if load is None:
+            return why
+        return _Loop(node, i, got["N"], got["S"], body, None, None, None, load, sts)
     if body.type != "compound_statement" or len(sts) < 2:
         return "the loop body is not a block that loads a value and then uses it"
-    d = sts[0]
-    ds = d.children_by_field_name("declarator") if d.type == "declaration" else []
     if len(ds) != 1 or ds[0].type != "init_declarator" or \
             ds[0].child_by_field_name("declarator").type != "identifier":
         return "the loop body does not start with the load `[const] T v = ...;`"
@@ -118,8 +176,10 @@ def _replace_ident(unit, node, name: str, new_whole: str, new_part: str) -> str:
     return "".join(out)
 
 
-def unrolled_text(unit, lp: _Loop, factor, var: str, braces: bool, ind: str, st: str) -> str:
-    """The main loop that ``unroll-stride`` writes before ``lp`` (no leading indent)."""
+def unrolled_text(unit, lp: _Loop, factor, var: str, braces: bool, ind: str, st: str,
+                  ty: str | None = None, arr: str | None = None) -> str:
+    """The main loop that ``unroll-stride`` writes before ``lp`` (no leading indent);
+    ``ty``/``arr``: the register array's type and name for the inline form."""
     fm1, f = _factor_text(factor)
     s = _wrap(unit, lp.s)
     n = unit.text(lp.n)
@@ -127,13 +187,20 @@ def unrolled_text(unit, lp: _Loop, factor, var: str, braces: bool, ind: str, st:
     step = f"{i} + {var} * {s}"
     load = _replace_ident(unit, lp.load, i, step, f"({step})")
     i1, i2 = ind + st, ind + st * 2
+    ty = ty if lp.decl is None else lp.ty
+    arr = arr if lp.decl is None else lp.var
     lines = [f"for (; {i} + {fm1} * {s} < {n}; {i} += {f} * {s}) {{",
-             f"{i1}{lp.ty} {lp.var}[{f}];"]
+             f"{i1}{ty} {arr}[{f}];"]
     head = f"for (int {var} = 0; {var} < {f}; ++{var})"
-    first = [f"{lp.var}[{var}] = {load};"]
+    first = [f"{arr}[{var}] = {load};"]
     second = []
     for r in lp.rest:
-        t = _replace_ident(unit, r, lp.var, f"{lp.var}[{var}]", f"{lp.var}[{var}]")
+        if lp.decl is None:
+            src = unit.source
+            t = (src[r.start_byte:lp.load.start_byte].decode("utf-8") + f"{arr}[{var}]" +
+                 src[lp.load.end_byte:r.end_byte].decode("utf-8"))
+        else:
+            t = _replace_ident(unit, r, lp.var, f"{lp.var}[{var}]", f"{lp.var}[{var}]")
         second.append(shift(t, st))
     for part in (first, second):
         if braces or len(part) != 1:
@@ -166,13 +233,55 @@ def _local_names(unit, fn) -> set:
 
 
 # ------------------------------------------------------------------ preconditions
-def _register_only(unit, fn, lp: _Loop) -> Verdict:
+def _read_only_base(unit, fn, lp: _Loop, ctx) -> str | None:
+    """Why the loaded array cannot be written by the body, or None: it points to const,
+    the body never names it, and the context says no two pointers overlap."""
+    b = _load_base(unit, lp.load)
+    if b is None or ctx is None or not ctx.assumed("no_alias", b, "*"):
+        return None
+    if not _points_to_const(unit, fn, b):
+        return None
+    for r in lp.rest:
+        for m in unit.walk(r):
+            if m.type == "identifier" and unit.text(m) == b and not (
+                    lp.load.start_byte <= m.start_byte < lp.load.end_byte):
+                return None
+    return (f"{b} points to const and no pointer overlaps it (no_alias from the context): "
+            "the body's writes cannot change what the early loads read")
+
+
+def _points_to_const(unit, fn, name) -> bool:
+    """``name`` is declared ``const T* name`` (a parameter or a local)."""
+    for n in unit.walk(fn.node):
+        if n.type not in ("declaration", "parameter_declaration"):
+            continue
+        for d in n.children_by_field_name("declarator"):
+            x = d
+            while x is not None and x.type != "identifier":
+                x = x.child_by_field_name("declarator")
+            if x is not None and unit.text(x) == name:
+                return any(c.type == "type_qualifier" and unit.text(c) == "const"
+                           for c in n.children) or bool(
+                    re.match(r"^const\b", unit.text(n.child_by_field_name("type"))))
+    return False
+
+
+def _register_only(unit, fn, lp: _Loop, ctx=None) -> Verdict:
     if not pure(unit, lp.load):
         return Verdict.no(f"the load `{norm(unit.text(lp.load))}` has side effects")
     locals_ = _local_names(unit, fn)
+    ro = _read_only_base(unit, fn, lp, ctx)
     for r in lp.rest:
         for m in unit.walk(r):
             line = unit.line_col(m.start_byte)[0]
+            if m.type in ("return_statement", "break_statement", "continue_statement",
+                          "goto_statement"):
+                return Verdict.no(f"a {m.type.split('_')[0]} at line {line} leaves the iteration")
+            if m.type == "call_expression" and re.fullmatch(
+                    r"__syncthreads\w*|__syncwarp|\w*\.sync", unit.text(m.child_by_field_name("function"))):
+                return Verdict.no(f"a barrier at line {line}: the loads would cross it")
+            if ro is not None:
+                continue
             if m.type == "assignment_expression":
                 left = m.child_by_field_name("left")
                 if left.type != "identifier" or unit.text(left) not in locals_:
@@ -187,9 +296,8 @@ def _register_only(unit, fn, lp: _Loop) -> Verdict:
             elif m.type == "call_expression" and not pure(unit, m):
                 return Verdict.no(f"the call `{norm(unit.text(m))[:50]}` (line {line}) may have "
                                   "side effects")
-            elif m.type in ("return_statement", "break_statement", "continue_statement",
-                            "goto_statement"):
-                return Verdict.no(f"a {m.type.split('_')[0]} at line {line} leaves the iteration")
+    if ro is not None:
+        return Verdict.yes(ro)
     return Verdict.yes("each iteration loads, then only updates local variables: the loads of "
                        "several iterations may be issued first")
 
@@ -217,15 +325,16 @@ def _o_shape(site, ctx) -> Verdict:
     lp = _site_loop(site)
     if isinstance(lp, str):
         return Verdict.no(lp)
+    what = lp.var if lp.decl is not None else f"`{norm(site.unit.text(lp.load))}`"
     return Verdict.yes(f"`for (; {lp.i} < {norm(site.unit.text(lp.n))}; {lp.i} += ...)` loads "
-                       f"{lp.var} then uses it")
+                       f"{what} then uses it")
 
 
 def _o_register(site, ctx) -> Verdict:
     lp = _site_loop(site)
     if isinstance(lp, str):
         return Verdict.unknown(lp)
-    return _register_only(site.unit, site.function, lp)
+    return _register_only(site.unit, site.function, lp, ctx)
 
 
 def _o_invariant(site, ctx) -> Verdict:
@@ -248,11 +357,33 @@ def _index_type_of(unit, fn, name: str) -> str | None:
     return None
 
 
+def _scoped_type_of(unit, fn, name: str, at) -> str | None:
+    """The type of the declaration of ``name`` in scope at ``at``: the last one among the
+    statements of the blocks enclosing ``at`` that come before it (else any)."""
+    anc = set()
+    x = at.parent
+    while x is not None:
+        anc.add(x.id)
+        x = x.parent
+    best = None
+    for n in unit.walk(fn.body):
+        if n.type != "declaration" or n.parent is None or n.parent.id not in anc or \
+                n.start_byte >= at.start_byte:
+            continue
+        for d in n.children_by_field_name("declarator"):
+            x = d
+            while x is not None and x.type != "identifier":
+                x = x.child_by_field_name("declarator")
+            if x is not None and unit.text(x) == name:
+                best = norm(unit.text(n.child_by_field_name("type")))
+    return best or _index_type_of(unit, fn, name)
+
+
 def _o_index_type(site, ctx) -> Verdict:
     lp = _site_loop(site)
     if isinstance(lp, str):
         return Verdict.unknown(lp)
-    ty = _index_type_of(site.unit, site.function, lp.i)
+    ty = _scoped_type_of(site.unit, site.function, lp.i, lp.node)
     if ty is not None and _width(ty) == 64:
         return Verdict.yes(f"{lp.i} is {ty}: {lp.i} + (F - 1) * stride cannot overflow")
     if ctx.assumed("no_overflow"):
@@ -279,10 +410,60 @@ def _var(p, site) -> str:
     return next((c for c in VAR_NAMES if c not in used), "u_")
 
 
+ARRAY_NAMES = ("v", "vals", "buf")
+
+
+def _arr(p, site) -> str:
+    if p.array != "auto":
+        return p.array
+    used = used_names(site.unit, site.function)
+    return next((c for c in ARRAY_NAMES if c not in used), "v_")
+
+
+def _elem_type(p, site, lp) -> str | None:
+    """The register array's type of the inline form: the option, or the pointee of the load."""
+    if p.type != "auto":
+        return p.type
+    b = _load_base(site.unit, lp.load)
+    ty = _index_type_of(site.unit, site.function, b) if b else None
+    if ty is None:
+        return None
+    d = _ptr_depth(site.unit, site.function, b)
+    if d != 1:
+        return None
+    return norm(re.sub(r"\b(const|volatile|__restrict__)\b", " ", ty))
+
+
+def _ptr_depth(unit, fn, name) -> int | None:
+    for n in unit.walk(fn.node):
+        if n.type not in ("declaration", "parameter_declaration"):
+            continue
+        for d in n.children_by_field_name("declarator"):
+            x, depth = d, 0
+            while x is not None and x.type != "identifier":
+                if x.type == "pointer_declarator":
+                    depth += 1
+                x = x.child_by_field_name("declarator")
+            if x is not None and unit.text(x) == name:
+                return depth
+    return None
+
+
 def _o_fresh(site, ctx) -> Verdict:
     v = _var(site.pass_, site)
-    if v in used_names(site.unit, site.function):
+    used = used_names(site.unit, site.function)
+    if v in used:
         return Verdict.no(f"the loop variable name {v} is already used in {site.function.name}")
+    lp = _site_loop(site)
+    if not isinstance(lp, str) and lp.decl is None:
+        a = _arr(site.pass_, site)
+        if a in used or a == v:
+            return Verdict.no(f"the register array name {a} is already used in "
+                              f"{site.function.name}")
+        if _elem_type(site.pass_, site, lp) is None:
+            return Verdict.no(f"the type of `{norm(site.unit.text(lp.load))}` is unknown: give "
+                              "type=T")
+        return Verdict.yes(f"{v} and {a} are fresh")
     return Verdict.yes(f"{v} is fresh")
 
 
@@ -363,13 +544,19 @@ class UnrollStride(Pass):
                                "iterations per step: 2..16 or the name of a constant")
     var: str = option("auto", Identifier(), "inner loop variable (auto: u)")
     braces: bool = option(True, Bool(), "brace the inner loops' one-statement bodies")
+    array: str = option("auto", Identifier(), "register array of the inline form (auto: v)")
+    type: str = option("auto", Identifier(), "its element type (auto: the loaded pointee)")
 
     def rewrite(self, site, ctx):
         unit = site.unit
         lp = _site_loop(site)
         ind = line_indent(unit, lp.node.start_byte)
         st = line_indent(unit, statements(lp.body)[0].start_byte)[len(ind):] or "    "
-        text = unrolled_text(unit, lp, self.factor, _var(self, site), self.braces, ind, st)
+        ty = arr = None
+        if lp.decl is None:
+            ty, arr = _elem_type(self, site, lp), _arr(self, site)
+        text = unrolled_text(unit, lp, self.factor, _var(self, site), self.braces, ind, st,
+                             ty, arr)
         return [Edit.insert(lp.node.start_byte, text + "\n" + ind)]
 
     def inverse_for(self, site, ctx):
@@ -409,11 +596,16 @@ def _unrolled(site):
     b1 = sts[1].child_by_field_name("body")
     braces = b1 is not None and b1.type == "compound_statement"
     ind = line_indent(unit, node.start_byte)
-    want = unrolled_text(unit, lp, factor, var, braces, ind, "    ")
+    ty = norm(unit.text(sts[0].child_by_field_name("type")))
+    arr = unit.text(arr[0].child_by_field_name("declarator"))
+    want = unrolled_text(unit, lp, factor, var, braces, ind, "    ", ty, arr)
     if squash(want) != squash(unit.text(node)):
         return None, ("the loop is not the unrolled form of the loop after it (F loads into "
                       "v[F], then F uses of v[u], while F iterations remain)")
-    return ({"factor": factor, "var": var, "braces": braces}, lp), None
+    opts = {"factor": factor, "var": var, "braces": braces}
+    if lp.decl is None:
+        opts.update(array=arr, type=ty)
+    return (opts, lp), None
 
 
 def _s_shape(site, ctx) -> Verdict:
@@ -427,7 +619,7 @@ def _s_register(site, ctx) -> Verdict:
     got, why = _unrolled(site)
     if got is None:
         return Verdict.unknown(why)
-    return _register_only(site.unit, site.function, got[1])
+    return _register_only(site.unit, site.function, got[1], ctx)
 
 
 def _s_invariant(site, ctx) -> Verdict:

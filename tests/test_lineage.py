@@ -28,7 +28,8 @@ def _cpu_ok():
     return shutil.which("g++") is not None
 
 
-pytestmark = pytest.mark.skipif(not _cpu_ok(), reason="the CPU emulator needs g++")
+pytestmark = [pytest.mark.skipif(not _cpu_ok(), reason="the CPU emulator needs g++"),
+              pytest.mark.xdist_group("lineage")]  # one worker walks once for the module
 
 
 @pytest.fixture(scope="module")

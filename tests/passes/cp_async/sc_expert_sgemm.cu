@@ -1,6 +1,5 @@
 // RUN: kltrans opt -p 'sync-copy'
 // GATE: corpus/sgemm
-// ROUNDTRIP: none: the hand-written SG_CP_ASYNC switch and helpers are removed; cp-async writes its own guarded blocks, not these helpers
 // corpus/sgemm/expert.cu: every #if SG_CP_ASYNC helper keeps its synchronous #else branch,
 // the commit/wait helpers become empty, and the switch macro goes (one site: all at once).
 // sgemm expert: C = alpha * A * B + beta * C, float32, row-major, plain FFMA (no tensor cores).
