@@ -94,6 +94,7 @@ def test_each_mutant_is_one_parsing_change(jobs):
         assert not mu.has_errors, f"{m.id}: does not parse: {mu.parse_diagnostics()[:1]}"
 
 
+@pytest.mark.slow
 def test_cpu_gate_kills_the_mutants(jobs, cpu_results):
     res = cpu_results
     print()

@@ -70,6 +70,7 @@ def cpu_backend(tmp_path_factory):
     mp.undo()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case,workload", GATED, ids=[_id(c) for c, _ in GATED])
 def test_input_and_output_pass_the_gate(case, workload, cpu_backend, tmp_path):
     from kltrans.gate.run import gate
