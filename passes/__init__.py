@@ -43,6 +43,7 @@ CATALOGUE = {
     "scalarize-access": "passes.vectorize_access:ScalarizeAccess",
     "scalarize-lanes": "passes.vectorize_lanes:ScalarizeLanes",
     "scalarize-split": "passes.vectorize_split:ScalarizeSplit",
+    "scalarize-stream": "passes.vectorize_stream:ScalarizeStream",
     "single-buffer": "passes.double_buffer:SingleBuffer",
     "sink-invariant": "passes.hoist_invariant:SinkInvariant",
     "smem-reduce": "passes.warp_reduce:SmemReduce",
@@ -68,6 +69,7 @@ CATALOGUE = {
     "vectorize-access": "passes.vectorize_access:VectorizeAccess",
     "vectorize-lanes": "passes.vectorize_lanes:VectorizeLanes",
     "vectorize-split": "passes.vectorize_split:VectorizeSplit",
+    "vectorize-stream": "passes.vectorize_stream:VectorizeStream",
     "warp-aggregate-atomics": "passes.warp_aggregate_atomics:WarpAggregateAtomics",
     "warp-reduce": "passes.warp_reduce:WarpReduce",
 }

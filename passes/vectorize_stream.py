@@ -1,0 +1,672 @@
+"""16-byte vector path of a strided element-wise loop: ``vectorize-stream`` (optimize) and
+``scalarize-stream`` (simplify).
+
+A *strided map* writes one element per iteration from the element of the same index of
+one input, each thread starting at its own offset and all threads striding together::
+
+    for (int c = gt; c < cols; c += G) {
+        yr[c] = expf(xr[c] - m) * inv;
+    }
+
+``vectorize-stream`` puts a 16-byte vector copy of it in front, taken when a run-time
+flag says the length is a multiple of the vector width and the pointers are aligned: the
+same threads stride over vectors instead of elements (optionally U vectors in flight per
+thread, then a remainder loop), and the scalar loop stays as the fallback.
+``scalarize-stream`` drops the vector path again when it is exactly the vector form of
+its fallback (it regenerates it and compares). Helpers come from passes.vectorize_lanes.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from kltrans.analysis.verdict import Verdict
+from kltrans.match import Rule
+from kltrans.passes import Bool, Choice, Identifier, IntRange, OneOf, Pass, Precondition, option
+from kltrans.syntax import Edit
+from passes.grid_stride import line_indent, norm, shift, splice, statements, unshift
+from passes.vectorize_lanes import (ELEMS, _aligned_roots, _assigned, _declaration,
+                                    _divisible_lens, _flat, _idents, _indent_step, _is_pointer,
+                                    _base_type, _multiple, _pure, _root, _single, _strip)
+
+COMPONENTS = "xyzw"
+_SIMPLE = re.compile(r"^[A-Za-z_][\w.]*$|^[0-9]+[uU]?$")
+
+
+def _p(text: str) -> str:
+    return text if _SIMPLE.match(text) else f"({text})"
+
+
+# ====================================================================== the scalar loop
+@dataclass
+class MapLoop:
+    loop: object
+    var: str
+    vtype: str  # the loop variable's type
+    start: str
+    bound: str  # N
+    step: str
+    dst: str  # Y
+    src: str  # X
+    stmt: object  # the statement `Y[I] = E;`
+    value: object  # E
+    reads: list  # the X[I] nodes in E
+
+
+def map_loop(unit, loop) -> "MapLoop | str":
+    if loop is None or loop.type != "for_statement":
+        return "not a for loop"
+    init = loop.child_by_field_name("initializer")
+    cond = loop.child_by_field_name("condition")
+    upd = loop.child_by_field_name("update")
+    if init is None or init.type != "declaration" or cond is None or upd is None:
+        return "the loop is not `for (T i = S; i < N; i += STEP)`"
+    decls = init.children_by_field_name("declarator")
+    if len(decls) != 1 or decls[0].type != "init_declarator":
+        return "the loop declares more than one variable"
+    var = unit.text(decls[0].child_by_field_name("declarator"))
+    start = norm(unit.text(decls[0].child_by_field_name("value")))
+    vtype = norm(unit.text(init.child_by_field_name("type")))
+    c = _strip(cond)
+    if c.type != "binary_expression" or unit.text(c.child_by_field_name("operator")) != "<" \
+            or norm(unit.text(c.child_by_field_name("left"))) != var:
+        return f"the condition is not `{var} < N`"
+    bound = c.child_by_field_name("right")
+    u = _strip(upd)
+    if u.type != "assignment_expression" or unit.text(u.child_by_field_name("operator")) != "+=" \
+            or norm(unit.text(u.child_by_field_name("left"))) != var:
+        return f"the update is not `{var} += STEP`"
+    step = u.child_by_field_name("right")
+    for part in (bound, step):
+        if _idents(unit, part, var) or not _pure(unit, part):
+            return f"`{norm(unit.text(part))}` is not loop-invariant"
+    body = loop.child_by_field_name("body")
+    stmt = _single(body)
+    e = None
+    if stmt is not None and stmt.type == "expression_statement":
+        inner = [x for x in stmt.named_children if x.type != "comment"]
+        e = inner[0] if len(inner) == 1 else None
+    if e is None or e.type != "assignment_expression" or unit.text(e.child_by_field_name("operator")) != "=":
+        return "the body is not one assignment `Y[i] = E;`"
+    lhs = _strip(e.child_by_field_name("left"))
+    if lhs.type != "subscript_expression" or _strip(lhs.child_by_field_name("argument")).type != "identifier":
+        return "the body does not store to `Y[i]`"
+    if norm(unit.text(_sub_index(lhs))) != var:
+        return f"the store index is not `{var}`"
+    dst = unit.text(_strip(lhs.child_by_field_name("argument")))
+    value = e.child_by_field_name("right")
+    reads, src = [], None
+    for n in unit.walk(value):
+        if n.type == "subscript_expression":
+            a = _strip(n.child_by_field_name("argument"))
+            if a.type != "identifier" or norm(unit.text(_sub_index(n))) != var:
+                return f"`{norm(unit.text(n))}` is not an element `X[{var}]`"
+            if src is not None and unit.text(a) != src:
+                return f"the value reads two arrays ({src}, {unit.text(a)})"
+            src = unit.text(a)
+            reads.append(n)
+    if src is None:
+        return "the value reads no element `X[i]`"
+    cover = {r.id for r in reads}
+    for n in _idents(unit, value, var):
+        p = n.parent
+        while p is not None and p.id not in cover and p.id != value.id:
+            p = p.parent
+        if p is None or p.id not in cover:
+            return f"the value uses `{var}` outside `{src}[{var}]`"
+    return MapLoop(loop, var, vtype, start, norm(unit.text(bound)), norm(unit.text(step)), dst,
+                   src, stmt, value, reads)
+
+
+def _sub_index(node):
+    idx = node.child_by_field_name("index")
+    if idx is None:
+        idx = next((c for c in node.named_children if c.type == "subscript_argument_list"), None)
+        if idx is not None:
+            idx = idx.named_children[0]
+    return _strip(idx)
+
+
+def _vec_type(unit, fn, ml) -> "tuple[str, int, int] | str":
+    out = None
+    for ptr in (ml.src, ml.dst):
+        got = _declaration(unit, fn, ptr, ml.loop.start_byte)
+        if got is None or not _is_pointer(unit, got[0]):
+            return f"{ptr} is not a pointer declared in {fn.name}"
+        ty = norm(re.sub(r"\b(const|volatile|__restrict__|__restrict)\b", "",
+                         _base_type(unit, got[0])))
+        if ty not in ELEMS:
+            return f"{ptr} points to {ty or '?'}: no 16-byte vector type of it"
+        if out is not None and out[0] != ty:
+            return f"{ml.src} and {ml.dst} have different element types"
+        out = (ty, ELEMS[ty])
+    ty, (prefix, size) = out
+    w = 16 // size
+    return f"{prefix}{w}", w, 16
+
+
+def _component(unit, ml, tmp: str, comp: str) -> str:
+    reps = [(r.start_byte, r.end_byte, f"{tmp}.{comp}") for r in ml.reads]
+    return norm(splice(unit, ml.value, reps))
+
+
+def render(unit, ml, vt: str, w: int, o: dict, step: str) -> list[str]:
+    """The vector path's statements (one per line, nested with ``step``)."""
+    S = _p(ml.step)
+    comps = COMPONENTS[:w]
+    div = f"{ml.bound} >> {w.bit_length() - 1}" if o["div"] == "shift" else f"{_p(ml.bound)} / {w}"
+    ity = ml.vtype
+    rq = " __restrict__" if o.get("restrict") else ""
+    out = [f"{'const ' if o['const'] else ''}{vt}*{rq} {o['xv']} = "
+           f"reinterpret_cast<{'const ' if o['const'] else ''}{vt}*>({ml.src});",
+           f"{vt}*{rq} {o['yv']} = reinterpret_cast<{vt}*>({ml.dst});",
+           f"const {ity} {o['nv']} = {div};",
+           f"{ity} {ml.var} = {ml.start};"]
+    I, U, u, T, O = ml.var, str(o["unroll"]), o["u"], o["t"], o["o"]
+    if U != "1":
+        out += [f"for (; {I} + ({U} - 1) * {S} < {o['nv']}; {I} += {U} * {S}) {{",
+                f"{step}{vt} {T}[{U}];",
+                f"{step}for (int {u} = 0; {u} < {U}; ++{u}) {{",
+                f"{step}{step}{T}[{u}] = {o['xv']}[{I} + {u} * {S}];",
+                f"{step}}}",
+                f"{step}for (int {u} = 0; {u} < {U}; ++{u}) {{",
+                f"{step}{step}{vt} {O};"]
+        out += [f"{step}{step}{O}.{c} = {_component(unit, ml, f'{T}[{u}]', c)};" for c in comps]
+        out += [f"{step}{step}{o['yv']}[{I} + {u} * {S}] = {O};", f"{step}}}", "}"]
+    out += [f"for (; {I} < {o['nv']}; {I} += {S}) {{",
+            f"{step}const {vt} {T} = {o['xv']}[{I}];",
+            f"{step}{vt} {O};"]
+    out += [f"{step}{O}.{c} = {_component(unit, ml, T, c)};" for c in comps]
+    out += [f"{step}{o['yv']}[{I}] = {O};", "}"]
+    return out
+
+
+# ========================================================================= the analysis
+@dataclass
+class Found:
+    ml: "MapLoop | None" = None
+    why: str = ""
+    flag: str | None = None
+    dispatch: object = None
+
+
+def _find(site) -> Found:
+    unit, node = site.unit, site.node
+    if node.type == "for_statement":
+        ml = map_loop(unit, node)
+        if isinstance(ml, str):
+            return Found(why=ml)
+        return Found(ml, flag=getattr(site.pass_, "flag", None))
+    cond = _strip(node.child_by_field_name("condition"))
+    alt = node.child_by_field_name("alternative")
+    if cond is None or cond.type != "identifier" or alt is None:
+        return Found(why="not `if (flag) { ... } else { ... }`")
+    els = [c for c in alt.named_children if c.type != "comment"]
+    loop = _single(els[0]) if len(els) == 1 else None
+    if loop is None or loop.type != "for_statement":
+        return Found(why="the else branch is not a single loop")
+    ml = map_loop(unit, loop)
+    if isinstance(ml, str):
+        return Found(why=f"the else branch is not a strided map: {ml}")
+    return Found(ml, flag=unit.text(cond), dispatch=node)
+
+
+def check_map_loop(site, ctx) -> Verdict:
+    f = _find(site)
+    if f.ml is None:
+        return Verdict.no(f.why)
+    return Verdict.yes(f"`{f.ml.dst}[{f.ml.var}] = E({f.ml.src}[{f.ml.var}])` strided by "
+                       f"{f.ml.step}")
+
+
+def _resolve(unit, fn, text: str, before: int, depth: int = 0) -> str:
+    """``text`` (flattened) with a const local's initializer substituted for its name."""
+    flat = _flat(text)
+    if depth > 3 or not re.fullmatch(r"[A-Za-z_]\w*", flat):
+        return flat
+    got = _declaration(unit, fn, flat, before)
+    if got is None or got[1] is None or got[0].type != "declaration" or _assigned(unit, fn, flat):
+        return flat
+    return _resolve(unit, fn, unit.text(got[1]), got[0].start_byte, depth + 1)
+
+
+_GLOBAL_IDS = {"blockIdx.x*blockDim.x+threadIdx.x", "blockDim.x*blockIdx.x+threadIdx.x",
+               "threadIdx.x+blockIdx.x*blockDim.x", "threadIdx.x+blockDim.x*blockIdx.x"}
+_GRID = {"blockDim.x*gridDim.x", "gridDim.x*blockDim.x"}
+
+
+def check_whole_range(site, ctx) -> Verdict:
+    f = _find(site)
+    if f.ml is None:
+        return Verdict.unknown(f.why)
+    unit, fn, ml = site.unit, site.function, f.ml
+    before = ml.loop.start_byte
+    start = _resolve(unit, fn, ml.start, before).strip("()")
+    step = _flat(ml.step).strip("()")
+    ok = (start == "threadIdx.x" and step == "blockDim.x") or \
+        (start in _GLOBAL_IDS and step in _GRID) or \
+        (start.endswith("%" + step) and "threadIdx.x" in start) or \
+        (step == "32" and start.endswith("&31") and "threadIdx.x" in start)
+    if not ok:
+        return Verdict.unknown(f"cannot show that the threads' starts `{ml.start}` cover each "
+                               f"residue of the stride `{ml.step}` once (then vectors and "
+                               f"elements would be split differently)")
+    return Verdict.yes(f"the threads' starts {ml.start} cover every residue of {ml.step} once: "
+                       f"the loop covers the whole range")
+
+
+def check_element_type(site, ctx) -> Verdict:
+    f = _find(site)
+    if f.ml is None:
+        return Verdict.unknown(f.why)
+    vt = _vec_type(site.unit, site.function, f.ml)
+    if isinstance(vt, str):
+        return Verdict.no(vt)
+    return Verdict.yes(f"{vt[1]} elements of {f.ml.src} / {f.ml.dst} are one {vt[0]}")
+
+
+def check_vector_flag(site, ctx) -> Verdict:
+    f = _find(site)
+    if f.ml is None:
+        return Verdict.unknown(f.why)
+    unit, fn, ml = site.unit, site.function, f.ml
+    vt = _vec_type(unit, fn, ml)
+    if isinstance(vt, str):
+        return Verdict.unknown(vt)
+    got = _declaration(unit, fn, f.flag or "", ml.loop.start_byte)
+    if got is None or got[1] is None:
+        return Verdict.no(f"no flag `{f.flag}` with an initializer is declared before the loop "
+                          f"(it must test the length and the alignment at run time)")
+    if _assigned(unit, fn, f.flag):
+        return Verdict.no(f"the flag {f.flag} is assigned after its declaration")
+    flat = _flat(unit.text(got[1]))
+    bad = next((t for t in ("||", "?", "!=", "!(") if t in flat), None)
+    if bad is not None:
+        return Verdict.no(f"`{f.flag}` is not a plain conjunction of `== 0` tests (it has {bad})")
+    lens = _divisible_lens(unit, got[1], vt[1])
+    if _flat(ml.bound) not in lens:
+        return Verdict.no(f"`{f.flag}` does not test that the length {ml.bound} is a multiple "
+                          f"of {vt[1]}")
+    aligned = _aligned_roots(unit, got[1], vt[2])
+    for ptr in (ml.src, ml.dst):
+        root = _root(unit, fn, ptr, ml.loop.start_byte)
+        if root is None:
+            return Verdict.no(f"{ptr} is not a parameter or `param + offset`")
+        if root[0] not in aligned:
+            return Verdict.no(f"`{f.flag}` does not test the 16-byte alignment of {root[0]}")
+    return Verdict.yes(f"`{f.flag}` tests {ml.bound} % {vt[1]} == 0 and the alignment of the "
+                       f"pointers (run-time guard)")
+
+
+def check_aligned_offset(site, ctx) -> Verdict:
+    f = _find(site)
+    if f.ml is None:
+        return Verdict.unknown(f.why)
+    unit, fn, ml = site.unit, site.function, f.ml
+    vt = _vec_type(unit, fn, ml)
+    if isinstance(vt, str):
+        return Verdict.unknown(vt)
+    got = _declaration(unit, fn, f.flag or "", ml.loop.start_byte)
+    lens = _divisible_lens(unit, got[1], vt[1]) if got is not None and got[1] is not None else set()
+    for ptr in (ml.src, ml.dst):
+        root = _root(unit, fn, ptr, ml.loop.start_byte)
+        if root is None:
+            return Verdict.no(f"{ptr} is not a parameter or `param + offset`")
+        if root[1] is not None and not _multiple(unit, fn, root[1], vt[1], lens,
+                                                  ml.loop.start_byte):
+            return Verdict.no(f"the offset `{norm(unit.text(root[1]))}` of {ptr} from {root[0]} "
+                              f"is not a multiple of {vt[1]} or of a length the flag tests")
+    return Verdict.yes(f"{ml.src} and {ml.dst} start a whole number of vectors from their "
+                       f"parameters")
+
+
+def check_element_wise(site, ctx) -> Verdict:
+    f = _find(site)
+    if f.ml is None:
+        return Verdict.unknown(f.why)
+    unit, fn, ml = site.unit, site.function, f.ml
+    if not _pure(unit, ml.value):
+        return Verdict.no(f"`{norm(unit.text(ml.value))}` has side effects")
+    for n in unit.walk(ml.value):
+        if n.type == "pointer_expression" and unit.text(n.child_by_field_name("operator")) == "*":
+            return Verdict.no(f"`{norm(unit.text(n))}` reads memory besides {ml.src}[{ml.var}]")
+    if _idents(unit, ml.value, ml.dst):
+        return Verdict.no(f"the value reads {ml.dst}, the array the loop writes")
+    if getattr(site.pass_, "restrict", False):
+        rx = _root(unit, fn, ml.src, ml.loop.start_byte)
+        ry = _root(unit, fn, ml.dst, ml.loop.start_byte)
+        if rx is None or ry is None or not ctx.assumed("no_alias", rx[0], ry[0]):
+            return Verdict.no(f"__restrict__ vector pointers need no_alias of {ml.src} and "
+                              f"{ml.dst} (say --assume 'no_alias(*)')")
+    for n in _idents(unit, ml.value):
+        name = unit.text(n)
+        if name not in (ml.var, ml.src) and _assigned_in(unit, ml.loop, name):
+            return Verdict.no(f"`{name}` changes inside the loop")
+    return Verdict.yes(f"each element of {ml.dst} depends only on the same element of {ml.src} "
+                       f"and loop-invariant values")
+
+
+def _assigned_in(unit, node, name) -> bool:
+    for n in unit.walk(node):
+        if n.type in ("assignment_expression", "update_expression"):
+            t = _strip(n.child_by_field_name("left") or n.child_by_field_name("argument"))
+            if t is not None and t.type == "identifier" and unit.text(t) == name:
+                return True
+    return False
+
+
+def _names(o) -> list:
+    return [o["xv"], o["yv"], o["nv"], o["t"], o["o"]] + ([o["u"]] if str(o["unroll"]) != "1" else [])
+
+
+def _free(unit, fn, ml, names) -> str | None:
+    # the vector path opens its own block: only names the loop itself uses could be
+    # captured by its declarations
+    used = {unit.text(n) for n in _idents(unit, ml.loop)}
+    for n in names:
+        if n in used:
+            return n
+    if len(set(names)) != len(names):
+        return "a repeated name"
+    return None
+
+
+def check_fresh_names(site, ctx) -> Verdict:
+    f = _find(site)
+    if f.ml is None:
+        return Verdict.unknown(f.why)
+    clash = _free(site.unit, site.function, f.ml, _names(_opts(site.pass_)))
+    if clash:
+        return Verdict.no(f"the temporary name {clash} is already used in {site.function.name}")
+    return Verdict.yes("the vector temporaries' names are free")
+
+
+def check_not_vectorized(site, ctx) -> Verdict:
+    node = site.node
+    p = node.parent
+    while p is not None and p.type == "compound_statement" and len(
+            [c for c in p.named_children if c.type != "comment"]) == 1:
+        p = p.parent
+    if p is not None and p.type == "else_clause":
+        p = p.parent
+    if p is not None and p.type == "if_statement" and p.child_by_field_name("alternative") is not None:
+        c = _strip(p.child_by_field_name("condition"))
+        if c is not None and c.type == "identifier" and p.child_by_field_name("alternative").start_byte <= node.start_byte:
+            return Verdict.no(f"the loop is already the scalar fallback of `if ({site.unit.text(c)})`")
+    return Verdict.yes("the loop is not the fallback of a vector dispatch")
+
+
+def _opts(p) -> dict:
+    return {"xv": p.xv, "yv": p.yv, "nv": p.nv, "t": p.t, "o": p.o, "u": p.u,
+            "unroll": p.unroll, "div": p.div, "const": p.const, "restrict": p.restrict}
+
+
+# =============================================================== reading the vector form
+def vector_options(site) -> "dict | None":
+    """The options of vectorize-stream that give the dispatch's then-branch, if any."""
+    f = _find(site)
+    if f.dispatch is None or f.ml is None:
+        return None
+    unit, fn, ml = site.unit, site.function, f.ml
+    vt = _vec_type(unit, fn, ml)
+    if isinstance(vt, str):
+        return None
+    then = f.dispatch.child_by_field_name("consequence")
+    flat = _flat(unit.text(then))
+    V = re.escape(vt[0])
+    o = {"const": True, "restrict": False, "div": "shift", "unroll": 1, "u": "u", "t": "t",
+         "o": "o"}
+    m = re.search(rf"(const)?{V}\*(__restrict__)?(\w+)=reinterpret_cast<(?:const)?{V}\*>\({re.escape(ml.src)}\);", flat)
+    m2 = re.search(rf"{V}\*(?:__restrict__)?(\w+)=reinterpret_cast<{V}\*>\({re.escape(ml.dst)}\);", flat)
+    m3 = re.search(rf"const{re.escape(ml.vtype.replace(' ', ''))}(\w+)=[^;]*?(>>|/)", flat)
+    if not (m and m2 and m3):
+        return None
+    o.update(const=bool(m.group(1)), restrict=bool(m.group(2)), xv=m.group(3), yv=m2.group(1),
+             nv=m3.group(1),
+             div="shift" if m3.group(2) == ">>" else "div")
+    mu = re.search(rf"for\(;{re.escape(ml.var)}\+\((\w+)-1\)\*", flat)
+    if mu:
+        o["unroll"] = int(mu.group(1)) if mu.group(1).isdigit() else mu.group(1)
+        mt = re.search(rf"{V}(\w+)\[{re.escape(mu.group(1))}\];for\(int(\w+)=0", flat)
+        if mt:
+            o.update(t=mt.group(1), u=mt.group(2))
+    mr = re.search(rf"const{V}(\w+)=\w+\[{re.escape(ml.var)}\];{V}(\w+);", flat)
+    if mr:
+        o.update(t=mr.group(1), o=mr.group(2))
+    return o
+
+
+def _rendered_matches(site, f, o) -> bool:
+    unit, fn = site.unit, site.function
+    vt = _vec_type(unit, fn, f.ml)
+    then = f.dispatch.child_by_field_name("consequence")
+    got = _flat(unit.text(then))
+    want = _flat("{" + "\n".join(render(unit, f.ml, vt[0], vt[1], o, "    ")) + "}")
+    return got == want
+
+
+def check_vector_dispatch(site, ctx) -> Verdict:
+    f = _find(site)
+    if f.dispatch is None:
+        return Verdict.no(f.why or "not a flag dispatch")
+    return Verdict.yes(f"`if ({f.flag})` with the strided map over {f.ml.dst} as its fallback")
+
+
+def check_vector_form(site, ctx) -> Verdict:
+    f = _find(site)
+    if f.ml is None or f.dispatch is None:
+        return Verdict.unknown(f.why)
+    o = vector_options(site)
+    if o is None or not _rendered_matches(site, f, o):
+        return Verdict.no("the then-branch is not the vector form of the else-branch's loop "
+                          "(as vectorize-stream writes it)")
+    return Verdict.yes(f"the then-branch is vectorize-stream{{unroll={o['unroll']}}} of the loop")
+
+
+# ================================================================================ passes
+_UNROLL = OneOf(IntRange(1, 16), Identifier(words=()))
+
+
+@dataclass(frozen=True)
+class VectorizeStream(Pass):
+    """Give a strided element-wise loop a 16-byte vector path behind a run-time flag.
+
+    A loop ``for (T i = S; i < N; i += STEP) Y[i] = E(X[i]);`` (every thread starts at its
+    own S, all stride by STEP) becomes ``if (flag) { vector loop } else { the loop }``: the
+    same threads stride over the N / W vectors of X and Y (W = 16 bytes / element size),
+    U vectors in flight per thread and then a remainder loop, E applied per component.
+    Each element is still computed exactly once from the same value, so the result is
+    bit-identical. The flag is a run-time GUARD computed by the kernel (N % W == 0 and the
+    16-byte alignment of both pointers' parameters); the offsets of X and Y from their
+    parameters must be multiples of W or of a length the flag tests.
+
+    Before::
+
+        for (int c = gt; c < cols; c += G) {
+            yr[c] = expf(xr[c] - m) * inv;
+        }
+
+    After ``vectorize-stream{flag=vec_ok,xv=xv,yv=yv,unroll=2}``::
+
+        if (vec_ok) {
+            const float4* xv = reinterpret_cast<const float4*>(xr);
+            float4* yv = reinterpret_cast<float4*>(yr);
+            const int nv = cols >> 2;
+            int c = gt;
+            for (; c + (2 - 1) * G < nv; c += 2 * G) {
+                float4 t[2];
+                for (int u = 0; u < 2; ++u) {
+                    t[u] = xv[c + u * G];
+                }
+                for (int u = 0; u < 2; ++u) {
+                    float4 o;
+                    o.x = expf(t[u].x - m) * inv;
+                    ...
+                    yv[c + u * G] = o;
+                }
+            }
+            for (; c < nv; c += G) {
+                const float4 t = xv[c];
+                float4 o;
+                o.x = expf(t.x - m) * inv;
+                ...
+                yv[c] = o;
+            }
+        } else {
+            for (int c = gt; c < cols; c += G) {
+                yr[c] = expf(xr[c] - m) * inv;
+            }
+        }
+
+    Preconditions: map-loop (layout: ``for (T i = S; i < N; i += STEP)`` with invariant N
+    and STEP whose body is one store ``Y[i] = E`` reading only ``X[i]``), whole-range
+    (layout: the threads' starts cover each residue of STEP once - ``threadIdx.x`` by
+    ``blockDim.x``, the global index by ``blockDim.x * gridDim.x``, ``t % G`` by ``G``,
+    ``t & 31`` by 32 - so elements and vectors are both split over all threads), element-type
+    (dtype: X and Y point to the same float, int, unsigned or double type), vector-flag
+    (hardware: the flag is a const conjunction of ``== 0`` tests of N % W and of the
+    16-byte alignment of both parameters, never reassigned), aligned-offset (layout: X and
+    Y are a parameter plus a multiple of W or of a tested length), element-wise (storage:
+    E is pure, reads no other memory and not Y, and its other names do not change in the
+    loop), not-vectorized (pipeline: the loop is not already the fallback of a flag
+    dispatch), fresh-names (pipeline: the temporaries' names are unused).
+
+    Options: ``flag``; ``xv``/``yv``/``nv``/``t``/``o``/``u`` (names of the vector
+    pointers, the vector count, the loaded and stored temporaries and the unroll index);
+    ``unroll`` (vectors in flight per thread: an integer or a macro name; 1: no main loop);
+    ``div`` (``shift`` ``N >> 2`` or ``div`` ``N / 4``); ``const`` (const input pointer);
+    ``restrict`` (declare both vector pointers ``__restrict__``: they are views of X and Y,
+    which element-wise already keeps apart).
+    """
+
+    name = "vectorize-stream"
+    kind = "optimize"
+    inverse = "scalarize-stream"
+    scope = "device"
+    anchor = Rule(pattern="for ($T $I = $S; $I < $N; $I += $STEP) $BODY;")
+    preconditions = (
+        Precondition("map-loop", "layout",
+                     "the loop is a strided store Y[i] = E(X[i])", check_map_loop),
+        Precondition("whole-range", "layout",
+                     "the threads' starts cover every residue of the stride", check_whole_range),
+        Precondition("element-type", "dtype",
+                     "X and Y have one element type with a 16-byte vector", check_element_type),
+        Precondition("vector-flag", "hardware",
+                     "the flag tests N % W == 0 and the pointers' alignment", check_vector_flag),
+        Precondition("aligned-offset", "layout",
+                     "X and Y are whole vectors from their parameters", check_aligned_offset),
+        Precondition("element-wise", "storage",
+                     "each element depends only on X[i] and invariants", check_element_wise),
+        Precondition("not-vectorized", "pipeline",
+                     "the loop has no vector path yet", check_not_vectorized),
+        Precondition("fresh-names", "pipeline",
+                     "the temporaries' names are free", check_fresh_names),
+    )
+
+    flag: str = option("vec_ok", Identifier(words=()), "the run-time flag variable")
+    xv: str = option("xv", Identifier(words=()), "name of the vector input pointer")
+    yv: str = option("yv", Identifier(words=()), "name of the vector output pointer")
+    nv: str = option("nv", Identifier(words=()), "name of the vector count")
+    t: str = option("t", Identifier(words=()), "name of the loaded temporary")
+    o: str = option("o", Identifier(words=()), "name of the stored temporary")
+    u: str = option("u", Identifier(words=()), "name of the unroll index")
+    unroll: object = option(1, _UNROLL, "vectors in flight per thread (integer or macro)")
+    div: str = option("shift", Choice("shift", "div"), "N >> log2(W) or N / W")
+    const: bool = option(True, Bool(), "declare the vector input pointer const")
+    restrict: bool = option(False, Bool(), "declare both vector pointers __restrict__")
+
+    def rewrite(self, site, ctx):
+        f = _find(site)
+        unit, ml = site.unit, f.ml
+        vt = _vec_type(unit, site.function, ml)
+        step = _indent_step(unit, ml.loop)
+        ind = line_indent(unit, ml.loop.start_byte)
+        vec = render(unit, ml, vt[0], vt[1], _opts(self), step)
+        lines = [f"if ({self.flag}) {{"] + [ind + step + s for s in vec] + \
+            [f"{ind}}} else {{", f"{ind}{step}{shift(unit.text(ml.loop), step)}", f"{ind}}}"]
+        return [Edit.replace(ml.loop, "\n".join(lines))]
+
+    def inverse_for(self, site, ctx):
+        return ScalarizeStream()
+
+
+@dataclass(frozen=True)
+class ScalarizeStream(Pass):
+    """Drop the 16-byte vector path of a strided element-wise loop, keeping its fallback.
+
+    ``if (flag) { V } else { for (...) Y[i] = E(X[i]); }`` becomes the loop, when V is
+    exactly what ``vectorize-stream`` writes for that loop (the pass reads its names,
+    unroll count and spellings from V, regenerates it and compares, ignoring comments and
+    whitespace). The fallback is correct for every input, and V computes each element
+    from the same value, so the result is bit-identical.
+
+    Before::
+
+        if (vec_ok) {
+            const float4* xv = reinterpret_cast<const float4*>(xr);
+            float4* yv = reinterpret_cast<float4*>(yr);
+            const int nv = cols >> 2;
+            int c = gt;
+            for (; c < nv; c += G) {
+                const float4 t = xv[c];
+                float4 o;
+                o.x = expf(t.x - m) * inv;
+                ...
+                yv[c] = o;
+            }
+        } else {
+            for (int c = gt; c < cols; c += G) {
+                yr[c] = expf(xr[c] - m) * inv;
+            }
+        }
+
+    After::
+
+        for (int c = gt; c < cols; c += G) {
+            yr[c] = expf(xr[c] - m) * inv;
+        }
+
+    Preconditions: vector-dispatch (layout: ``if (flag) ... else`` around one strided map
+    loop), whole-range, element-type (dtype), vector-flag (hardware), aligned-offset (layout) and
+    element-wise (storage) as for vectorize-stream (they make the vector path valid, so
+    its inverse round-trips), vector-form (pipeline: the then-branch is the regenerated
+    vector form).
+
+    Options: none; the inverse (``inverse_for``) carries the names, unroll count and
+    spellings read from V.
+    """
+
+    name = "scalarize-stream"
+    kind = "simplify"
+    inverse = "vectorize-stream"
+    scope = "device"
+    anchor = Rule(pattern="if ($F) $A; else $B;", constraints={"F": {"kind": "identifier"}})
+    preconditions = (
+        Precondition("vector-dispatch", "layout",
+                     "if (flag) { ... } else { strided map loop }", check_vector_dispatch),
+        Precondition("whole-range", "layout",
+                     "the threads' starts cover every residue of the stride", check_whole_range),
+        Precondition("element-type", "dtype",
+                     "X and Y have one element type with a 16-byte vector", check_element_type),
+        Precondition("vector-flag", "hardware",
+                     "the flag tests N % W == 0 and the pointers' alignment", check_vector_flag),
+        Precondition("aligned-offset", "layout",
+                     "X and Y are whole vectors from their parameters", check_aligned_offset),
+        Precondition("element-wise", "storage",
+                     "each element depends only on X[i] and invariants", check_element_wise),
+        Precondition("vector-form", "pipeline",
+                     "the then-branch is vectorize-stream of the loop", check_vector_form),
+    )
+
+    def rewrite(self, site, ctx):
+        f = _find(site)
+        unit = site.unit
+        loop = f.ml.loop
+        step = _indent_step(unit, loop)
+        return [Edit.replace(f.dispatch, unshift(unit.text(loop), step))]
+
+    def inverse_for(self, site, ctx):
+        f = _find(site)
+        o = vector_options(site) or {}
+        return VectorizeStream(flag=f.flag, **o)

@@ -1,0 +1,13 @@
+// RUN: kltrans opt -p 'vectorize-stream' --assume 'no_alias(*)'
+// CHECK-SKIP: element-wise: `*bias` reads memory besides x[i]
+// The value also reads through another pointer.
+// kltrans: launch scale grid=ceil_div(n, 1024) block=256
+#include <stdint.h>
+
+extern "C" __global__ void scale_b(const float* x, float* y, const float* bias, float a, int n)
+{
+    const bool vec_ok = (n & 3) == 0 && (((uintptr_t)x | (uintptr_t)y) & 15) == 0;
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x) {
+        y[i] = a * x[i] + *bias;
+    }
+}

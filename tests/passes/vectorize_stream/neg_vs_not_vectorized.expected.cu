@@ -1,0 +1,17 @@
+// RUN: kltrans opt -p 'vectorize-stream' --assume 'no_alias(*)'
+// CHECK-SKIP: not-vectorized: the loop is already the scalar fallback of `if (vec_ok)`
+// The loop already sits in the else branch of a flag dispatch.
+// kltrans: launch scale grid=ceil_div(n, 1024) block=256
+#include <stdint.h>
+
+extern "C" __global__ void scale(const float* x, float* y, float a, float b, int n)
+{
+    const bool vec_ok = (n & 3) == 0 && (((uintptr_t)x | (uintptr_t)y) & 15) == 0;
+    if (vec_ok) {
+        y[0] = b;
+    } else {
+        for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x) {
+            y[i] = a * x[i] + b;
+        }
+    }
+}
