@@ -52,6 +52,14 @@ def table() -> dict[str, object]:
             out[getattr(obj, "name", ep.name)] = obj
         else:
             raise RegistryError(f"entry point {ep.name} must be a pass class or a table")
+    if not out:
+        # running from a source checkout that is not installed (PYTHONPATH=checkout, as
+        # on the GPU machine): no entry points, so read the in-tree catalogue directly
+        try:
+            import passes
+        except ImportError:
+            return out
+        out.update(getattr(passes, "CATALOGUE", {}))
     return out
 
 
