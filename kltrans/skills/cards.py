@@ -172,7 +172,9 @@ def _new_card(inv, cls) -> dict:
         pres.append({"name": pre.name, "category": pre.category,
                      "check": f"{inv.name}/{pre.name}",
                      "reason": pre.doc or pre.name, "seen": []})
-    return {"schema": SCHEMA_VERSION, "id": inv.name, "intent": cls.summary(),
+    doc = (cls.__doc__ or "").strip().split("\n\n")[0]
+    intent = " ".join(doc.split()) or cls.summary()
+    return {"schema": SCHEMA_VERSION, "id": inv.name, "intent": intent,
             "pass": inv.name, "inverse": cls.inverse, "facts": [], "options": opts,
             "anchor": {"rule": cls.anchor.describe() if cls.anchor else "(custom sites)",
                        "examples": []},
