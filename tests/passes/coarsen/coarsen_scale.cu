@@ -1,4 +1,5 @@
 // RUN: kltrans opt -p 'coarsen{factor=4}'
+// GATE: tests/data/workloads/scale
 // The scale workload's kernel, four elements per thread: a block covers four
 // block-sized chunks, consecutive threads stay on consecutive elements, the grid is
 // divided by four.

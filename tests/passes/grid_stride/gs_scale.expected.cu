@@ -1,4 +1,5 @@
 // RUN: kltrans opt -p 'grid-stride{max_blocks=132}'
+// GATE: tests/data/workloads/scale
 // The classic one-thread-per-element kernel (the scale workload's signature): the index
 // declaration moves into the loop header, the grid is capped at 132 blocks and each
 // thread strides over the rest.

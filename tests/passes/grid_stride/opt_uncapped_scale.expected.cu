@@ -1,4 +1,5 @@
 // RUN: kltrans opt -p 'one-per-thread'
+// GATE: tests/data/workloads/scale
 // A grid-stride loop on a grid that already gives every element a thread (scale's
 // signature): the loop runs once per thread, the if is the same computation and the
 // grid stays as it is.

@@ -1,4 +1,5 @@
 // RUN: kltrans opt -p 'scalarize-access' --assume 'aligned(*,16)'
+// GATE: tests/data/workloads/scale
 // The float4 scale kernel (scale's signature) back to one element per thread: the .x
 // lane, with x4.x read as x[i], is the scalar body; the grid is multiplied back. The
 // alignment fact is the one the vector version relied on (the round trip needs it).

@@ -1,4 +1,5 @@
 // RUN: kltrans opt -p 'vectorize-access{width=4}' --assume 'aligned(*,16)'
+// GATE: tests/data/workloads/scale
 // The scale workload's kernel with float4 loads and stores. Alignment comes from the
 // context (cudaMalloc gives 256-byte aligned buffers); the last n % 4 elements go
 // through the emitted scalar tail, so any n is correct.
