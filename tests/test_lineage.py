@@ -134,11 +134,14 @@ def test_corrupt_lineage_is_not_resumed(expert, walked, tmp_path):
                      progress=False))
     with open(os.path.join(out, "states", "01-drop-launch-bounds.cu"), "a") as f:
         f.write("// edited by hand\n")
+    (tmp_path / "l" / "states" / "07-left-over.cu").write_text("// from another walk\n")
     log = []
     doc = walk(WalkOptions(SCALE, expert=expert[0], backend="cpu", out=out, max_steps=1,
                            progress=False, log=log))
     assert not any("resuming" in m for m in log)
     assert len(doc["transitions"]) == 1
+    assert sorted(os.listdir(os.path.join(out, "states"))) == [
+        "00-expert.cu", "01-drop-launch-bounds.cu"]  # nothing of the earlier walk is left
 
 
 def test_cli_errors_are_usage_errors(tmp_path, capsys):

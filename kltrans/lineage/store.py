@@ -21,6 +21,16 @@ def state_entry(index: int, name: str, src: bytes, h: str, gate: dict) -> dict:
             "gate": {"ok": gate["ok"], "stages": gate["stages"], "resources": gate.get("resources")}}
 
 
+def clear_states(out: str) -> None:
+    """Remove the state files a walk wrote there before (only ``NN-NAME.cu`` files)."""
+    d = os.path.join(out, "states")
+    if not os.path.isdir(d):
+        return
+    for f in os.listdir(d):
+        if len(f) > 3 and f[:2].isdigit() and f[2] == "-" and f.endswith(".cu"):
+            os.remove(os.path.join(d, f))
+
+
 def load(out: str) -> dict | None:
     path = os.path.join(out, "lineage.json")
     if not os.path.isfile(path):

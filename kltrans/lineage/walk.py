@@ -305,6 +305,7 @@ def walk(opts: WalkOptions) -> dict:
                    f"(it is replaced)")
         doc = None
     if doc is None:
+        store.clear_states(out)  # a fresh walk: no state file of an earlier one may linger
         doc = {"schema": SCHEMA, "tool": f"kltrans {__version__}", "config": config,
                "gpu": None, "states": [], "transitions": [], "termination": None}
         first = _gate_source(src, os.path.basename(expert_path), opts, wl, kernel, ne, sizes,
