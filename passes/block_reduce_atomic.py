@@ -26,6 +26,7 @@ from kltrans.match.predicates import pure
 from kltrans.passes import Bool, Choice, Domain, Identifier, Pass, Precondition, option
 from kltrans.syntax import Edit
 from kltrans.syntax.cuda import pragmas_for
+from kltrans.analysis.affine import strip_parens as _strip
 from passes.grid_stride import (
     declared_names,
     fresh,
@@ -70,15 +71,6 @@ SMEM_LIMIT = 48 * 1024
 _PRIMARY = {"identifier", "number_literal", "subscript_expression", "call_expression",
             "field_expression", "string_literal", "char_literal", "true", "false", "this",
             "qualified_identifier", "template_function", "null", "nullptr"}
-
-
-def _strip(node):
-    while node is not None and node.type == "parenthesized_expression":
-        inner = [c for c in node.named_children if c.type != "comment"]
-        if len(inner) != 1:
-            break
-        node = inner[0]
-    return node
 
 
 def wrap(unit, node) -> str:
@@ -767,7 +759,7 @@ def _fresh_inline(site, ctx) -> Verdict:
 def inline_text(p, ty, a, ident, op, atomic, address, names, ind, st) -> str:
     """The block reduction written in place of ``atomic(address, a);`` (style=inline)."""
     o, lane, warp, s, b = (names[k] for k in ("offset", "lane", "warp", "partials", "value2"))
-    i1, i2 = ind + st, ind + st * 2
+    i1 = ind + st
     q = "const int" if p.const_ids else "int"
     lane_e = "threadIdx.x & 31" if p.lane_form == "and" else "threadIdx.x % 32"
     warp_e = "threadIdx.x >> 5" if p.warp_form == "shift" else "threadIdx.x / 32"
@@ -1261,7 +1253,7 @@ class AtomicPerThread(Pass):
 
 def _inline_options(site, red) -> dict:
     """The options of ``block-reduce-atomic{style=inline}`` that spell ``red`` as written."""
-    unit, fn = site.unit, site.function
+    unit = site.unit
     opts = {"shuffle": red.shuffle, "style": "inline", "reassoc": True,
             "value2": "same" if red.phase2_value == red.value else red.phase2_value,
             "partials": red.partials}

@@ -11,6 +11,7 @@ from kltrans.analysis.verdict import Verdict
 from kltrans.match import Rule
 from kltrans.passes import Choice, Identifier, Pass, Precondition, option
 from kltrans.syntax import Edit
+from kltrans.analysis.affine import strip_parens as _strip
 from passes.grid_stride import (
     GUARD,
     GUARD_PRECONDITIONS,
@@ -37,15 +38,6 @@ from passes.grid_stride import (
 FACTORS = (2, 4, 8)
 COUNTERS = ("c", "k", "u", "v", "w", "cc")
 ELEMS = ("j", "e", "jj", "ee")
-
-
-def _strip(node):
-    while node is not None and node.type == "parenthesized_expression":
-        inner = [c for c in node.named_children if c.type != "comment"]
-        if len(inner) != 1:
-            break
-        node = inner[0]
-    return node
 
 
 def _block_product(unit, value):

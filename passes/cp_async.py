@@ -21,6 +21,7 @@ from kltrans.passes import Bool, Choice, Domain, Identifier, NameList, Pass, Pre
 from kltrans.passes.base import Site
 from kltrans.syntax import Edit, parse
 from kltrans.syntax.cuda import enclosing_function
+from kltrans.analysis.affine import strip_parens as _strip
 from passes.grid_stride import line_indent, norm
 
 #: the guard of the asynchronous branch: sm_80 device code, never the CPU emulator
@@ -53,15 +54,6 @@ class _Expr(Domain):
 
 
 # ----------------------------------------------------------------- tree helpers
-def _strip(node):
-    while node is not None and node.type == "parenthesized_expression":
-        inner = [c for c in node.named_children if c.type != "comment"]
-        if len(inner) != 1:
-            break
-        node = inner[0]
-    return node
-
-
 def _root(node):
     depth = 0
     while node is not None and node.type == "subscript_expression":
@@ -386,7 +378,7 @@ def _side_effect_free(site, ctx) -> Verdict:
 def _barrier_follows(site, ctx) -> Verdict:
     if _is_switch(site):
         return _sw_pipeline(site, ctx)
-    unit, fn = site.unit, site.function
+    unit = site.unit
     group = _group(site)
     names = {unit.text(_root(c.dst)[0]) for c in group if _root(c.dst)[0] is not None}
     last = group[-1].stmt

@@ -19,6 +19,7 @@ from kltrans.match import Rule
 from kltrans.match.pattern import tokens
 from kltrans.passes import Choice, Identifier, Pass, Precondition, option
 from kltrans.syntax import Edit, parse
+from kltrans.analysis.affine import strip_parens as _strip
 from passes.grid_stride import fresh, line_indent, norm, statements
 
 #: static shared memory a block may declare without the dynamic opt-in (every arch)
@@ -42,15 +43,6 @@ _ZERO_INIT_TYPES = ("declaration", "expression_statement", "if_statement", "for_
 
 
 # ----------------------------------------------------------------- tree helpers
-def _strip(node):
-    while node is not None and node.type == "parenthesized_expression":
-        inner = [c for c in node.named_children if c.type != "comment"]
-        if len(inner) != 1:
-            break
-        node = inner[0]
-    return node
-
-
 def _root(node):
     """The array/pointer identifier at the root of a subscript chain, or None."""
     while node is not None and node.type == "subscript_expression":
@@ -840,7 +832,7 @@ class DoubleBuffer(Pass):
                               "name of its stage parameter (auto: a fresh name, stage)")
 
     def rewrite(self, site, ctx):
-        unit, fn = site.unit, site.function
+        unit = site.unit
         tl, _ = tiled_loop(site)
         lname, sname = _names(self, site)
         tx = stage_texts(unit, tl, self.stages)

@@ -170,7 +170,7 @@ class StaticTiles(Pass):
 
     def rewrite(self, site, ctx):
         s, _ = _shape(site)
-        unit, src = site.unit, site.unit.source
+        src = site.unit.source
         decl = s["decl"]
         ds = src.rfind(b"\n", 0, decl.start_byte)
         edits = [Edit.delete(ds, decl.end_byte)]
@@ -299,7 +299,7 @@ class DynamicTiles(Pass):
 
     def rewrite(self, site, ctx):
         m = _static(site)
-        unit, src = site.unit, site.unit.source
+        src = site.unit.source
         ls = src.rfind(b"\n", 0, site.node.start_byte) + 1
         ind = src[ls:site.node.start_byte].decode()
         cast = "" if self.cast == "none" else f"({self.cast})"

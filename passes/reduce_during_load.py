@@ -7,7 +7,6 @@ apart while loading instead (Harris' reduction #4), and the grid shrinks by the 
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 from kltrans.analysis.affine import Affine, affine_of

@@ -56,6 +56,7 @@ from kltrans.match import Rule
 from kltrans.match.predicates import pure
 from kltrans.passes import Choice, Pass, Precondition, option
 from kltrans.syntax import Edit
+from kltrans.analysis.affine import strip_parens as _strip
 from passes.grid_stride import (
     builtin,
     call_parts,
@@ -90,15 +91,6 @@ class _Refuse(Exception):
         super().__init__(reason)
         self.pre = pre
         self.reason = reason
-
-
-def _strip(node):
-    while node is not None and node.type == "parenthesized_expression":
-        inner = [c for c in node.named_children if c.type != "comment"]
-        if len(inner) != 1:
-            break
-        node = inner[0]
-    return node
 
 
 def _line(unit, node) -> int:

@@ -34,6 +34,7 @@ from kltrans.match import Rule
 from kltrans.passes import Choice, Identifier, Pass, Precondition, option
 from kltrans.passes.manager import SkipSite
 from kltrans.syntax import Edit
+from kltrans.analysis.affine import strip_parens as _strip
 from passes.grid_stride import (
     GLOBAL_INDEX,
     builtin,
@@ -78,15 +79,6 @@ _INCR = {"pre": "++{c}", "post": "{c}++", "add": "{c} += 1"}
 
 
 # ==================================================================== small helpers
-def _strip(node):
-    while node is not None and node.type == "parenthesized_expression":
-        inner = [c for c in node.named_children if c.type != "comment"]
-        if len(inner) != 1:
-            break
-        node = inner[0]
-    return node
-
-
 def _line(unit, node) -> int:
     return unit.line_col(node.start_byte)[0]
 

@@ -20,19 +20,11 @@ from kltrans.passes import Identifier, Pass, Precondition, option
 from kltrans.passes.base import Site
 from kltrans.syntax import Edit, parse
 from kltrans.syntax.cuda import enclosing_function
+from kltrans.analysis.affine import strip_parens as _strip
 from passes.grid_stride import line_indent, norm
 from passes.swizzle_blocks import device_sites
 
 COMPONENTS = ("x", "y", "z", "w")
-
-
-def _strip(node):
-    while node is not None and node.type == "parenthesized_expression":
-        inner = [c for c in node.named_children if c.type != "comment"]
-        if len(inner) != 1:
-            break
-        node = inner[0]
-    return node
 
 
 def _only(node):

@@ -28,7 +28,6 @@ from kltrans.syntax import Edit
 from passes.block_reduce_atomic import squash, unwrap, wrap
 from passes.grid_stride import (
     GLOBAL_INDEX,
-    _width,
     contract_of,
     index_decl,
     line_indent,
@@ -205,7 +204,7 @@ def split_texts(p, unit, fn, sc: _Scalar, ind: str, st: str):
         comb = f"({lanes[0]} {o} {lanes[1]}) {o} ({lanes[2]} {o} {lanes[3]})"
     else:
         comb = f"{lanes[0]} {o} {lanes[1]}"
-    body = [f"{{", f"{ind}{st}const {vt} {v} = {xv}[{sc.i}];",
+    body = ["{", f"{ind}{st}const {vt} {v} = {xv}[{sc.i}];",
             f"{ind}{st}{sc.acc} {o}= {comb};", f"{ind}}}"]
     e0 = sc.e0
     head = _lane_text(unit, sc, f"{sc.ptr}[{e0}]")

@@ -25,7 +25,7 @@ from kltrans.analysis.verdict import Verdict
 from kltrans.match import Rule
 from kltrans.passes import Bool, Choice, Identifier, IntRange, OneOf, Pass, Precondition, option
 from kltrans.syntax import Edit
-from passes.grid_stride import line_indent, norm, shift, splice, statements, unshift
+from passes.grid_stride import line_indent, norm, shift, splice, unshift
 from passes.vectorize_lanes import (ELEMS, _aligned_roots, _assigned, _declaration,
                                     _divisible_lens, _flat, _idents, _indent_step, _is_pointer,
                                     _base_type, _multiple, _pure, _root, _single, _strip)

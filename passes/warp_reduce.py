@@ -31,7 +31,7 @@ from kltrans.analysis.warps import warp_primitives, warp_uniform
 from kltrans.match import Rule
 from kltrans.passes import Bool, Choice, Identifier, Pass, Precondition, option
 from kltrans.syntax import Edit
-from passes.grid_stride import contract_of, indent_step, line_indent, norm, statements, used_names
+from passes.grid_stride import contract_of, line_indent, norm, statements, used_names
 
 # ------------------------------------------------------------------------ constants
 SHUFFLE_TYPES = frozenset({

@@ -696,13 +696,17 @@ def _chain_has(b: "Node", a: "Node") -> bool:
     return False
 
 
-def _strip_parens(node: "Node") -> "Node":
+def strip_parens(node: "Node") -> "Node":
+    """``node`` without the parentheses around it (``((a + b))`` -> ``a + b``)."""
     while node is not None and node.type == "parenthesized_expression":
         inner = [c for c in node.named_children if c.type != "comment"]
         if len(inner) != 1:
             break
         node = inner[0]
     return node
+
+
+_strip_parens = strip_parens  # the name the engine's own modules use
 
 
 # ================================================================== definitions

@@ -281,7 +281,6 @@ def _pointer_params(unit: "Unit", fn: "Function", active: set) -> list[PointerPa
             for c in n.named_children:
                 add(escapes, al.bases(c), n)
         elif t == "lambda_expression":
-            cap = n.child_by_field_name("captures")
             body = n.child_by_field_name("body")
             used = {unit.text(x) for x in unit.walk(body)} if body is not None else set()
             for p in names:
