@@ -799,6 +799,10 @@ def build_parser() -> argparse.ArgumentParser:
     sl.add_argument("--json", action="store_true")
     sl.set_defaults(func=cmd_lineage)
 
+    from kltrans.optimize.cli import register as _register_optimize
+
+    _register_optimize(sub)
+
     sk2 = sub.add_parser("skills", help="skill cards: extract from lineages, list, show, validate, render",
                          description="extract LINEAGE_DIR... -o DIR | list | show ID | validate | render")
     sk2.add_argument("action", choices=("extract", "list", "show", "validate", "render"))

@@ -35,3 +35,26 @@ def pytest_collection_modifyitems(config, items):
 @pytest.fixture
 def data_dir():
     return DATA
+
+
+@pytest.fixture
+def llm_server(monkeypatch):
+    """A scripted OpenAI-compatible server on loopback (tests/llm_server.py), with
+    OPENAI_API_KEY set and OPENAI_BASE_URL unset; stopped after the test."""
+    import importlib.util
+    import sys
+
+    name = "kltrans_tests_llm_server"
+    mod = sys.modules.get(name)
+    if mod is None:
+        spec = importlib.util.spec_from_file_location(name, os.path.join(HERE, "llm_server.py"))
+        mod = importlib.util.module_from_spec(spec)
+        sys.modules[name] = mod
+        spec.loader.exec_module(mod)
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-loopback-test")
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    server = mod.LLMServer().start()
+    try:
+        yield server
+    finally:
+        server.stop()

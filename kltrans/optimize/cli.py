@@ -1,0 +1,128 @@
+"""``kltrans optimize`` and ``kltrans experiment``: argument parsing and output."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+
+
+def register(sub) -> None:
+    so = sub.add_parser(
+        "optimize", help="optimize a kernel with the skill library under a gate budget",
+        description="Find the cards that apply to KERNEL (anchor, requires/conflicts, "
+                    "preconditions at the site), let a filler choose a card, a site and "
+                    "option values, and keep each rewrite that passes the gate (and, on a "
+                    "GPU, is faster in every paired trial). Prints the optimized kernel "
+                    "unless -o or --json.")
+    so.add_argument("kernel", metavar="KERNEL.cu")
+    so.add_argument("--workload", required=True, metavar="DIR", help="the workload folder")
+    so.add_argument("--skills", default="skills", metavar="DIR", help="skill library (default: skills)")
+    so.add_argument("--corpus", default="corpus", metavar="DIR",
+                    help="corpus for similarity and the memory strategy (default: corpus)")
+    so.add_argument("--budget", type=int, default=30, metavar="N", help="gate evaluations (default 30)")
+    so.add_argument("--time-budget", type=float, default=None, metavar="S", help="seconds")
+    so.add_argument("--strategy", choices=("skills", "blind", "memory"), default="skills")
+    so.add_argument("--filler", choices=("builtin", "llm"), default="builtin")
+    so.add_argument("--fallback", choices=("builtin",), default=None,
+                    help="when the LLM is unavailable, go on with the builtin filler")
+    so.add_argument("--llm-base-url", default=None, metavar="URL",
+                    help="OpenAI-compatible API base URL (default: $OPENAI_BASE_URL or OpenAI)")
+    so.add_argument("--llm-model", default=None, metavar="NAME")
+    so.add_argument("--llm-timeout", type=float, default=60.0, metavar="S")
+    so.add_argument("--llm-retries", type=int, default=3, metavar="N",
+                    help="bad replies rejected and retried at most N times (default 3)")
+    so.add_argument("--exclude-own", action="store_true",
+                    help="ignore the evidence of the workload's own lineage")
+    so.add_argument("--backend", choices=("cuda", "cpu", "auto"), default="auto")
+    so.add_argument("--kernel-name", default=None, metavar="NAME")
+    so.add_argument("--arch", default=None)
+    so.add_argument("--assume", action="append", default=[], metavar="FACT")
+    so.add_argument("--size-limit", type=int, default=None, metavar="N",
+                    help="gate only test sizes with at most N elements")
+    so.add_argument("--seed", type=int, default=0)
+    so.add_argument("--trials", type=int, default=5, help="paired trials per timing (GPU)")
+    so.add_argument("-o", "--output", default=None, metavar="OUT", help="write the optimized kernel")
+    so.add_argument("--log", default=None, metavar="FILE", help="write the trajectory (JSON)")
+    so.add_argument("--json", action="store_true", help="print the trajectory as JSON")
+    so.add_argument("-q", "--quiet", action="store_true", help="no progress")
+    so.set_defaults(func=cmd_optimize)
+
+    se = sub.add_parser(
+        "experiment", help="skills against blind and memory baselines on the corpus and held-out set",
+        description="For every corpus workload (its naive root, skills from the other "
+                    "workloads only) and every held-out instance (its naive kernel, all "
+                    "skills), run each strategy with the same budget and seeds; report "
+                    "speedups, fraction of expert and vendor speed, evaluations to 90%% and "
+                    "evaluations wasted.")
+    se.add_argument("corpus", nargs="?", default="corpus", metavar="CORPUS")
+    se.add_argument("--skills", default="skills", metavar="DIR")
+    se.add_argument("--budget", type=int, default=30, metavar="N")
+    se.add_argument("--strategies", nargs="+", default=["skills", "blind", "memory"],
+                    choices=("skills", "blind", "memory"))
+    se.add_argument("--seeds", nargs="+", type=int, default=[0])
+    se.add_argument("--only", nargs="+", default=None, metavar="NAME", help="only these targets")
+    se.add_argument("--no-heldout", action="store_true", help="corpus workloads only")
+    se.add_argument("--no-corpus", action="store_true", help="held-out instances only")
+    se.add_argument("--backend", choices=("cuda", "cpu", "auto"), default="auto")
+    se.add_argument("--size-limit", type=int, default=None, metavar="N")
+    se.add_argument("--trials", type=int, default=5)
+    se.add_argument("--out", default=None, metavar="DIR", help="raw JSON (default bench/results)")
+    se.add_argument("--results", default=None, metavar="FILE",
+                    help="write the Markdown report here (e.g. docs/RESULTS.md)")
+    se.add_argument("--cluster", default=None, metavar="SPEC",
+                    help="run the optimizations through an executor: local:N or tcp://HOST:PORT")
+    se.add_argument("-q", "--quiet", action="store_true")
+    se.set_defaults(func=cmd_experiment)
+
+
+def cmd_optimize(args) -> int:
+    from kltrans.cli import UsageError
+    from kltrans.optimize.search import OptimizeError, OptimizeOptions, run
+    from kltrans.syntax.files import atomic_write
+
+    if args.output and os.path.abspath(args.output) == os.path.abspath(args.kernel):
+        raise UsageError(f"{args.output}: -o would overwrite the input kernel; name another file")
+    opts = OptimizeOptions(
+        args.kernel, args.workload, skills=args.skills, corpus=args.corpus, budget=args.budget,
+        time_budget=args.time_budget, strategy=args.strategy, filler=args.filler,
+        backend=args.backend, kernel_name=args.kernel_name, exclude_own=args.exclude_own,
+        seed=args.seed, arch=args.arch, assume=tuple(args.assume), size_limit=args.size_limit,
+        trials=args.trials, llm_base_url=args.llm_base_url, llm_model=args.llm_model,
+        llm_timeout=args.llm_timeout, llm_retries=args.llm_retries, fallback=args.fallback,
+        progress=not args.quiet)
+    try:
+        doc = run(opts)
+    except OptimizeError as e:
+        raise UsageError(str(e)) from None
+    if args.log:
+        atomic_write(args.log, json.dumps(doc, indent=1) + "\n")
+    if args.output:
+        atomic_write(args.output, doc["final"]["source"])
+    if args.json:
+        print(json.dumps(doc, indent=1))
+    elif not args.output:
+        sys.stdout.write(doc["final"]["source"])
+    f, t = doc["final"], doc["termination"]
+    sp = f"{f['speedup_vs_start']:.3f}x" if f["measured"] else "not measured (no GPU)"
+    print(f"kltrans optimize: {doc['config']['workload']} ({doc['config']['strategy']}): "
+          f"{f['accepted']} accepted, {f['rejected']} rejected in {f['evaluations']} "
+          f"evaluation(s); speedup {sp}; stopped: {t['kind']}", file=sys.stderr)
+    for a in doc["accepted"]:
+        print(f"  +{a['evaluation']:3d}: {a['spec']} at site {a['site']}", file=sys.stderr)
+    if t["kind"] == "llm-unavailable":
+        print(f"kltrans optimize: error: the LLM filler stopped the run: {t['reason']} "
+              f"(--fallback builtin goes on without it)", file=sys.stderr)
+        return 1
+    return 0
+
+
+def cmd_experiment(args) -> int:
+    from kltrans.cli import UsageError
+    from kltrans.optimize.experiment import ExperimentError, run_experiment
+
+    try:
+        run_experiment(args)
+    except ExperimentError as e:
+        raise UsageError(str(e)) from None
+    return 0

@@ -1,0 +1,300 @@
+"""``kltrans experiment``: lineage skills against blind and memory search, same budget.
+
+Targets: every corpus workload from its naive root with the cards of the *other*
+workloads only (leave-one-workload-out: ``exclude_own``), and every held-out instance from
+its naive kernel with all cards. Each (target, strategy, seed) is one ``optimize`` run;
+on a GPU its final kernel is then timed side by side against the naive kernel (and the
+expert, for corpus workloads) with paired trials, and the vendor reference is timed once
+per target. Raw results go to ``experiment.json``; ``--results`` writes the Markdown report
+with the tables and a bar chart (SVG, next to it).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import sys
+import time
+
+
+class ExperimentError(ValueError):
+    pass
+
+
+def targets(corpus: str, heldout: bool = True, own: bool = True, only=None) -> list[dict]:
+    from kltrans.workload.spec import SpecError, load_workload
+
+    out = []
+    dirs = []
+    if own:
+        dirs += [(os.path.join(corpus, d), "corpus") for d in sorted(os.listdir(corpus))]
+    hd = os.path.join(corpus, "heldout")
+    if heldout and os.path.isdir(hd):
+        dirs += [(os.path.join(hd, d), "heldout") for d in sorted(os.listdir(hd))]
+    for path, kind in dirs:
+        if not os.path.isfile(os.path.join(path, "workload.yaml")):
+            continue
+        try:
+            wl = load_workload(path)
+        except (SpecError, OSError) as e:
+            raise ExperimentError(str(e)) from None
+        if "naive" not in wl.kernels or (only and wl.name not in only
+                                         and os.path.basename(path) not in only):
+            continue
+        out.append({"name": wl.name, "path": path, "kind": kind,
+                    "naive": wl.kernel_path("naive"),
+                    "expert": wl.kernel_path("expert") if "expert" in wl.kernels else None})
+    return out
+
+
+def optimize_task(item: dict) -> dict:
+    """One optimize run (plain data in and out: an executor may run it anywhere)."""
+    from kltrans.optimize.search import OptimizeError, OptimizeOptions, run
+
+    t = item["target"]
+    opts = OptimizeOptions(t["naive"], t["path"], skills=item["skills"], corpus=item["corpus"],
+                           budget=item["budget"], strategy=item["strategy"],
+                           backend=item["backend"], exclude_own=t["kind"] == "corpus",
+                           seed=item["seed"], size_limit=item.get("size_limit"),
+                           trials=item.get("trials", 5), progress=False)
+    t0 = time.perf_counter()
+    try:
+        doc = run(opts)
+    except OptimizeError as e:
+        return {"ok": False, "target": t["name"], "strategy": item["strategy"],
+                "seed": item["seed"], "reason": str(e)}
+    out = {"ok": True, "target": t["name"], "kind": t["kind"], "strategy": item["strategy"],
+           "seed": item["seed"], "seconds": round(time.perf_counter() - t0, 2),
+           "termination": doc["termination"], "final": doc["final"],
+           "accepted": doc["accepted"],
+           "candidates": [{k: c.get(k) for k in ("evaluation", "spec", "site", "verdict",
+                                                  "stage", "forced", "card")}
+                          for c in doc["candidates"]],
+           "events": doc["events"]}
+    if item["backend"] == "cuda":
+        out["timing"] = _final_timing(t, doc["final"]["source"], item)
+    return out
+
+
+def _final_timing(t: dict, final_src: str, item: dict) -> dict:
+    """Final against naive (and expert), paired, side by side."""
+    import tempfile
+
+    from kltrans.gate.run import bench
+
+    res = {}
+    with tempfile.TemporaryDirectory(prefix="kltrans-exp-") as d:
+        f = os.path.join(d, "final_" + os.path.basename(t["naive"]))
+        with open(f, "w", encoding="utf-8") as fh:
+            fh.write(final_src)
+        for key in ("naive", "expert"):
+            if not t.get(key):
+                continue
+            r = bench(t[key], f, t["path"], trials=item.get("trials", 5))
+            if not r.get("ok"):
+                res[key] = {"ok": False, "reason": f"{r.get('verdict')}: {r.get('reason')}"}
+                continue
+            p = r["paired"]
+            res[key] = {"ok": True, "ms": p["a"]["ms"], "final_ms": p["b"]["ms"],
+                        "speedup_median": p["ratio_median"], "trials": p["ratios"]}
+    return res
+
+
+def vendor_task(item: dict) -> dict:
+    from kltrans.gate.worker import run_job
+
+    out = run_job({"kind": "vendor", "workload": item["path"], "backend": "cuda"}, 600)
+    return {"target": item["name"], "vendor": out.get("vendor"), "reason": out.get("reason")}
+
+
+def _geo(xs):
+    xs = [x for x in xs if x and x > 0]
+    return math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else None
+
+
+def summarize(runs: list[dict], vendors: dict) -> dict:
+    """Per (target, strategy): medians over seeds; per strategy: geometric means."""
+    rows = []
+    for r in runs:
+        if not r.get("ok"):
+            rows.append({"target": r["target"], "strategy": r["strategy"], "seed": r["seed"],
+                         "error": r.get("reason")})
+            continue
+        tm = r.get("timing") or {}
+        naive = tm.get("naive") or {}
+        expert = tm.get("expert") or {}
+        final_ms = naive.get("final_ms")
+        sp = naive.get("speedup_median") if naive.get("ok") else None
+        frac = expert.get("speedup_median") if expert.get("ok") else None
+        v = (vendors.get(r["target"]) or {}).get("vendor") or {}
+        over_vendor = v["ms"] / final_ms if v.get("ms") and final_ms else None
+        final_sp = r["final"].get("speedup_vs_start")
+        to90 = 0
+        if final_sp:
+            for a in r["accepted"]:
+                if a.get("speedup_vs_start") and a["speedup_vs_start"] >= 0.9 * final_sp:
+                    to90 = a["evaluation"]
+                    break
+        rows.append({"target": r["target"], "kind": r["kind"], "strategy": r["strategy"],
+                     "seed": r["seed"], "evaluations": r["final"]["evaluations"],
+                     "accepted": r["final"]["accepted"], "wasted": r["final"]["rejected"],
+                     "speedup": sp, "expert_fraction": frac, "over_vendor": over_vendor,
+                     "evals_to_90": to90, "termination": r["termination"]["kind"],
+                     "pipeline": [a["spec"] for a in r["accepted"]]})
+    agg = {}
+    for kind in ("corpus", "heldout"):
+        for strat in sorted({r["strategy"] for r in rows if "error" not in r}):
+            sel = [r for r in rows if r.get("kind") == kind and r["strategy"] == strat]
+            if not sel:
+                continue
+            agg[f"{kind}/{strat}"] = {
+                "targets": len({r["target"] for r in sel}),
+                "geomean_speedup": _geo([r["speedup"] for r in sel]),
+                "geomean_expert_fraction": _geo([r["expert_fraction"] for r in sel]),
+                "geomean_over_vendor": _geo([r["over_vendor"] for r in sel]),
+                "mean_evals_to_90": sum(r["evals_to_90"] for r in sel) / len(sel),
+                "wasted": sum(r["wasted"] for r in sel),
+                "evaluations": sum(r["evaluations"] for r in sel)}
+    return {"rows": rows, "aggregate": agg}
+
+
+def run_experiment(args) -> dict:
+    from kltrans.gate.backends import resolve_backend
+    from kltrans.syntax.files import atomic_write
+
+    if not os.path.isdir(args.corpus):
+        raise ExperimentError(f"{args.corpus}: not a directory")
+    if not os.path.isdir(args.skills):
+        raise ExperimentError(f"{args.skills}: not a directory (the skill library)")
+    backend = resolve_backend(args.backend)
+    tg = targets(args.corpus, heldout=not args.no_heldout, own=not args.no_corpus, only=args.only)
+    if not tg:
+        raise ExperimentError("no target selected")
+    items = [{"target": t, "strategy": s, "seed": seed, "budget": args.budget,
+              "skills": args.skills, "corpus": args.corpus, "backend": backend,
+              "size_limit": args.size_limit, "trials": args.trials}
+             for t in tg for s in args.strategies for seed in args.seeds]
+    t0 = time.perf_counter()
+    runs = _map(optimize_task, items, args, backend)
+    vendors = {}
+    if backend == "cuda":
+        vs = _map(vendor_task, [t for t in tg], args, backend)
+        vendors = {v["target"]: v for v in vs}
+    wall = time.perf_counter() - t0
+    summary = summarize(runs, vendors)
+    cmd = "kltrans " + " ".join(sys.argv[1:]) if sys.argv and "experiment" in sys.argv else \
+        "kltrans experiment"
+    doc = {"command": cmd, "backend": backend, "budget": args.budget, "seeds": args.seeds,
+           "strategies": args.strategies, "wall_seconds": round(wall, 1), "runs": runs,
+           "vendors": vendors, **summary}
+    out = args.out or os.path.join("bench", "results")
+    os.makedirs(out, exist_ok=True)
+    atomic_write(os.path.join(out, "experiment.json"), json.dumps(doc, indent=1) + "\n")
+    text = render(doc)
+    atomic_write(os.path.join(out, "experiment.txt"), text)
+    if args.results:
+        svg = os.path.splitext(args.results)[0] + "_speedup.svg"
+        atomic_write(svg, render_svg(summary))
+        atomic_write(args.results, render_markdown(doc, os.path.basename(svg)))
+    if not args.quiet:
+        print(text)
+    return doc
+
+
+def _map(fn, items, args, backend):
+    if getattr(args, "cluster", None):
+        from kltrans.gate.executor import make_executor
+
+        with make_executor(args.cluster, backend) as ex:
+            return ex.map(fn, items, gpu=backend == "cuda")
+    out = []
+    for i, it in enumerate(items, 1):
+        r = fn(it)
+        if not args.quiet and "strategy" in it:
+            ok = r.get("ok")
+            f = r.get("final") or {}
+            print(f"kltrans experiment: [{i}/{len(items)}] {it['target']['name']} "
+                  f"{it['strategy']} seed {it['seed']}: "
+                  + (f"{f.get('accepted')} accepted / {f.get('evaluations')} evaluations"
+                     if ok else f"error: {r.get('reason')}"), file=sys.stderr, flush=True)
+        out.append(r)
+    return out
+
+
+def _f(v, fmt="{:.2f}"):
+    return "-" if v is None else fmt.format(v)
+
+
+def render(doc: dict) -> str:
+    lines = [f"# {doc['command']}", f"# backend {doc['backend']}, budget {doc['budget']}, "
+             f"seeds {doc['seeds']}, wall {doc['wall_seconds']} s", ""]
+    lines.append(f"{'target':28s} {'strategy':8s} {'evals':>5s} {'acc':>4s} {'wasted':>6s} "
+                 f"{'speedup':>8s} {'/expert':>8s} {'/vendor':>8s} {'to90':>5s}  stop")
+    for r in doc["rows"]:
+        if "error" in r:
+            lines.append(f"{r['target']:28s} {r['strategy']:8s} error: {r['error']}")
+            continue
+        lines.append(f"{r['target']:28s} {r['strategy']:8s} {r['evaluations']:5d} "
+                     f"{r['accepted']:4d} {r['wasted']:6d} {_f(r['speedup']):>8s} "
+                     f"{_f(r['expert_fraction']):>8s} {_f(r['over_vendor']):>8s} "
+                     f"{r['evals_to_90']:5d}  {r['termination']}")
+    lines += ["", f"{'set/strategy':20s} {'targets':>7s} {'geo speedup':>11s} {'geo /expert':>11s} "
+              f"{'geo /vendor':>11s} {'evals->90%':>10s} {'wasted':>6s}"]
+    for k, a in doc["aggregate"].items():
+        lines.append(f"{k:20s} {a['targets']:7d} {_f(a['geomean_speedup']):>11s} "
+                     f"{_f(a['geomean_expert_fraction']):>11s} {_f(a['geomean_over_vendor']):>11s} "
+                     f"{a['mean_evals_to_90']:10.1f} {a['wasted']:6d}")
+    return "\n".join(lines) + "\n"
+
+
+def render_markdown(doc: dict, svg: str) -> str:
+    head = ["# Results: lineage skills against blind and memory search", "",
+            f"Command: `{doc['command']}` (backend {doc['backend']}, budget {doc['budget']} "
+            f"gate evaluations, seeds {doc['seeds']}). Raw data: "
+            f"`bench/results/experiment.json`.", "", f"![geometric-mean speedup]({svg})", "",
+            "## Geometric means", "",
+            "| set / strategy | targets | speedup over naive | fraction of expert | over vendor "
+            "| evaluations to 90% | wasted evaluations |", "|---|---:|---:|---:|---:|---:|---:|"]
+    for k, a in doc["aggregate"].items():
+        head.append(f"| {k} | {a['targets']} | {_f(a['geomean_speedup'])} | "
+                    f"{_f(a['geomean_expert_fraction'])} | {_f(a['geomean_over_vendor'])} | "
+                    f"{a['mean_evals_to_90']:.1f} | {a['wasted']} |")
+    head += ["", "## Per target", "", "| target | strategy | evaluations | accepted | wasted | "
+             "speedup | fraction of expert | over vendor | pipeline |",
+             "|---|---|---:|---:|---:|---:|---:|---:|---|"]
+    for r in doc["rows"]:
+        if "error" in r:
+            head.append(f"| {r['target']} | {r['strategy']} | error: {r['error']} |||||||")
+            continue
+        head.append(f"| {r['target']} | {r['strategy']} | {r['evaluations']} | {r['accepted']} | "
+                    f"{r['wasted']} | {_f(r['speedup'])} | {_f(r['expert_fraction'])} | "
+                    f"{_f(r['over_vendor'])} | `{', '.join(p.split('{')[0] for p in r['pipeline'])}` |")
+    return "\n".join(head) + "\n"
+
+
+def render_svg(summary: dict) -> str:
+    """Grouped bars: geometric-mean speedup over naive per set and strategy."""
+    agg = summary["aggregate"]
+    items = [(k, a["geomean_speedup"] or 0.0) for k, a in agg.items()]
+    W, H, pad = 640, 320, 50
+    top = max([v for _, v in items] + [1.0])
+    bw = (W - 2 * pad) / max(1, len(items))
+    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{W}" height="{H}" '
+             f'font-family="sans-serif" font-size="11">',
+             f'<text x="{W / 2}" y="16" text-anchor="middle">geometric-mean speedup over '
+             f'naive</text>']
+    for i, (k, v) in enumerate(items):
+        h = (H - 2 * pad) * v / top
+        x = pad + i * bw + 4
+        color = {"skills": "#2b7bb9", "blind": "#b9b92b", "memory": "#b92b5e"}.get(
+            k.split("/")[1], "#888")
+        parts.append(f'<rect x="{x:.1f}" y="{H - pad - h:.1f}" width="{bw - 8:.1f}" '
+                     f'height="{h:.1f}" fill="{color}"/>')
+        parts.append(f'<text x="{x + (bw - 8) / 2:.1f}" y="{H - pad - h - 4:.1f}" '
+                     f'text-anchor="middle">{v:.2f}</text>')
+        parts.append(f'<text x="{x + (bw - 8) / 2:.1f}" y="{H - pad + 14:.1f}" '
+                     f'text-anchor="middle">{k}</text>')
+    parts.append(f'<line x1="{pad}" y1="{H - pad}" x2="{W - pad}" y2="{H - pad}" stroke="black"/>')
+    parts.append("</svg>")
+    return "\n".join(parts) + "\n"

@@ -1,0 +1,49 @@
+"""The built-in parameter filler: deterministic, evidence first, then the declared domain.
+
+Round one offers every menu entry (best evidence first) with the option values its card's
+evidence used (an option never seen in evidence keeps its default). Round two varies one
+option at a time through the values the menu offers for it. Nothing is tried twice in the
+same kernel state; when everything has been tried the filler says so (``None``).
+"""
+
+from __future__ import annotations
+
+import json
+
+from kltrans.optimize.menu import Offer, Pick
+
+
+def pick_key(card: str, site: int, options: dict) -> tuple:
+    return (card, site, json.dumps(options, sort_keys=True, default=str))
+
+
+def full_options(offer: Offer, options: dict) -> dict:
+    """The pick's options completed with the offer's defaults."""
+    return {o.name: options.get(o.name, o.default) for o in offer.options}
+
+
+class BuiltinFiller:
+    name = "builtin"
+
+    def candidates(self, offer: Offer):
+        """The option assignments for one offer, in the order they are tried."""
+        base = {o.name: o.default for o in offer.options}
+        yield dict(base)
+        for o in offer.options:
+            for v in o.values:
+                if v != base[o.name] or type(v) is not type(base[o.name]):
+                    yield {**base, o.name: v}
+
+    def pick(self, kernel: str, menu: list[Offer], tried: list[dict]) -> Pick | None:
+        done = {pick_key(t["card"], t["site"], t["options"]) for t in tried}
+        gens = [(offer, self.candidates(offer)) for offer in menu]
+        # round one: each offer's evidence values; then one option varied at a time
+        for offer, gen in gens:
+            first = next(gen)
+            if pick_key(offer.card, offer.site, first) not in done:
+                return Pick(offer.id, first, "evidence values")
+        for offer, gen in gens:
+            for opts in gen:
+                if pick_key(offer.card, offer.site, opts) not in done:
+                    return Pick(offer.id, opts, "one option varied from the evidence values")
+        return None

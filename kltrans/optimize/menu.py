@@ -1,0 +1,75 @@
+"""The menu a parameter filler chooses from, and the filler's answer.
+
+An :class:`Offer` is one (card, site) whose anchor matched and whose preconditions hold,
+with a finite list of values for each option. A filler answers with a :class:`Pick`: an
+offer id and a value for some of the options (the rest keep the offer's defaults). A pick
+that names an offer not on the menu, or a value not offered, is not spent on the gate.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+
+@dataclass(frozen=True)
+class OptionChoice:
+    """One option of an offer: the values offered, in the order a filler should try them."""
+
+    name: str
+    values: tuple          # finite, plain JSON scalars (int, str, bool, None)
+    default: Any           # the value used when a pick leaves the option out
+    doc: str = ""
+    domain: str = ""       # the declared domain, in words (Option.domain.describe())
+
+
+@dataclass(frozen=True)
+class Offer:
+    """One applicable (card, site): what a filler may choose."""
+
+    id: str                # "o1", "o2", ... unique in one menu
+    card: str              # the skill card's id (= its optimize pass name)
+    pass_name: str         # the optimize pass to run
+    site: int              # the site index given to the pass (run_pass only_site)
+    location: str          # "file:line:col" of the anchor site
+    snippet: str           # the source text at the site (a few lines)
+    options: tuple[OptionChoice, ...] = ()
+    score: float = 0.0     # retrieval rank: larger is stronger evidence
+    summary: dict = field(default_factory=dict)  # intent, preconditions, effect, failures avoided
+
+    def option(self, name: str) -> OptionChoice | None:
+        return next((o for o in self.options if o.name == name), None)
+
+
+@dataclass(frozen=True)
+class Pick:
+    """A filler's answer: an offer and option values (the rest keep their defaults)."""
+
+    offer: str
+    options: dict = field(default_factory=dict)
+    rationale: str = ""
+
+
+def check_pick(pick: Pick, menu: list[Offer]) -> str | None:
+    """Why ``pick`` is not on ``menu`` (None when it is)."""
+    offer = next((o for o in menu if o.id == pick.offer), None)
+    if offer is None:
+        return f"offer {pick.offer!r} is not on the menu ({', '.join(o.id for o in menu)})"
+    for name, value in pick.options.items():
+        oc = offer.option(name)
+        if oc is None:
+            return f"offer {offer.id} ({offer.card}) has no option {name!r}"
+        if value not in oc.values:
+            return (f"option {name}={value!r} of offer {offer.id} ({offer.card}) is not one of "
+                    f"the values offered {list(oc.values)!r}")
+    return None
+
+
+class Filler(Protocol):
+    """Chooses the next candidate; ``tried`` lists earlier picks with their verdicts."""
+
+    name: str
+
+    def pick(self, kernel: str, menu: list[Offer], tried: list[dict]) -> Pick | None:
+        """The next pick, or None when the filler has nothing more to offer."""
+        ...

@@ -1,0 +1,501 @@
+"""The forward search: propose a rewrite, gate it, keep it only when it is correct and faster.
+
+Three strategies propose candidates under the same gate budget:
+
+- ``skills``: the menu of cards that apply (anchor, requires/conflicts, preconditions at
+  the site) and a parameter filler (``builtin`` or ``llm``) that picks one entry and its
+  option values;
+- ``blind``: a random optimize pass whose anchor matches, at a random site, with random
+  option values, preconditions ignored (forced);
+- ``memory``: the pass sequence that took the most similar corpus workload from its naive
+  root to its expert (its lineage, replayed forward), preconditions ignored.
+
+A candidate that the pass does not produce, or that repeats a kernel already seen, costs
+nothing. Every gated candidate costs one evaluation (the budget): compile, correct at every
+test size and seed, and on a GPU a paired timing against the current best; it is kept
+only when it passes and (on a GPU) is faster in every paired trial. Without a GPU only
+correctness decides (the result is then unmeasured, and says so).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import random
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+
+SCHEMA = 1
+
+
+class OptimizeError(ValueError):
+    """A user-level problem (bad input, unusable library): a diagnostic, exit 2."""
+
+
+@dataclass
+class OptimizeOptions:
+    kernel: str
+    workload: str
+    skills: str = "skills"
+    corpus: str | None = "corpus"
+    budget: int = 30
+    time_budget: float | None = None
+    strategy: str = "skills"
+    filler: str = "builtin"
+    backend: str = "auto"
+    kernel_name: str | None = None
+    exclude_own: bool = False
+    seed: int = 0
+    arch: str | None = None
+    assume: tuple = ()
+    size_limit: int | None = None
+    trials: int = 5
+    llm_base_url: str | None = None
+    llm_model: str | None = None
+    llm_timeout: float = 60.0
+    llm_retries: int = 3
+    fallback: str | None = None
+    timeout_s: float = 300.0
+    progress: bool = True
+    executor: object = None  # a kltrans.gate.executor.Executor, when one is given
+
+
+def content_hash(src: bytes) -> str:
+    return hashlib.sha256(src).hexdigest()[:16]
+
+
+@dataclass
+class Proposal:
+    pass_obj: object
+    site: int | None
+    forced: bool
+    meta: dict = field(default_factory=dict)
+
+
+# ------------------------------------------------------------------ strategies
+class SkillsProposer:
+    """Menu of applicable cards; the filler chooses."""
+
+    def __init__(self, cards, target, profiles, filler, fallback=None):
+        self.cards, self.target, self.profiles = cards, target, profiles
+        self.filler, self.fallback = filler, fallback
+        self.events: list[dict] = []
+        self._menus: dict[str, tuple] = {}
+
+    def menu(self, unit, ctx, state: str):
+        from kltrans.optimize.retrieve import build_menu
+
+        if state not in self._menus:
+            rejected: list = []
+            self._menus[state] = (build_menu(unit, ctx, self.cards, self.target, self.profiles,
+                                             rejected), rejected)
+        return self._menus[state]
+
+    def propose(self, unit, ctx, state, tried):
+        from kltrans.optimize.fillers import full_options
+        from kltrans.optimize.menu import check_pick
+        from kltrans.optimize.retrieve import configured
+        from kltrans.passes.registry import get_pass
+
+        menu, _ = self.menu(unit, ctx, state)
+        if not menu:
+            return None
+        mine = [t for t in tried if t.get("state") == state and "card" in t]
+        for _attempt in range(4):
+            try:
+                pick = self.filler.pick(unit.source.decode("utf-8", "replace"), menu, mine)
+            except Exception as e:
+                if not _is_llm_failure(e):
+                    raise
+                self.events.append({"kind": "filler-failed", "filler": self.filler.name,
+                                    "error": type(e).__name__, "reason": str(e)})
+                if self.fallback is None:
+                    raise
+                from kltrans.optimize.fillers import BuiltinFiller
+
+                self.events.append({"kind": "fallback", "to": "builtin"})
+                self.filler, self.fallback = BuiltinFiller(), None
+                continue
+            if pick is None:
+                return None
+            why = check_pick(pick, menu)
+            if why:  # fillers validate their own picks; this guards the gate budget
+                self.events.append({"kind": "off-menu", "filler": self.filler.name, "reason": why})
+                continue
+            offer = next(o for o in menu if o.id == pick.offer)
+            opts = full_options(offer, pick.options)
+            from kltrans.optimize.fillers import pick_key
+
+            if any(pick_key(t["card"], t["site"], t["options"]) ==
+                   pick_key(offer.card, offer.site, opts) for t in mine):
+                self.events.append({"kind": "repeat", "filler": self.filler.name,
+                                    "offer": offer.id})
+                continue
+            p = configured(get_pass(offer.pass_name), opts)
+            return Proposal(p, offer.site, False,
+                            {"card": offer.card, "site": offer.site, "options": opts,
+                             "location": offer.location, "offer": offer.id,
+                             "rationale": pick.rationale, "filler": self.filler.name,
+                             "rank": offer.summary.get("rank")})
+        return None
+
+
+def _is_llm_failure(e: Exception) -> bool:
+    return type(e).__name__ in ("LLMUnavailable", "LLMReplyError")
+
+
+class BlindProposer:
+    """A random optimize pass whose anchor matches, at a random site, random options."""
+
+    def __init__(self, seed: int):
+        from kltrans.passes.registry import get_pass, names
+
+        self.rng = random.Random(seed)
+        self.classes = [get_pass(n) for n in names("optimize")]
+
+    def propose(self, unit, ctx, state, tried):
+        from kltrans.optimize.retrieve import configured, option_choices
+
+        done = {(t["spec"], t["site"]) for t in tried if t.get("state") == state}
+        applicable = []
+        for cls in self.classes:
+            try:
+                n = len(cls().sites(unit, ctx))
+            except Exception:
+                continue
+            if n:
+                applicable.append((cls, n))
+        if not applicable:
+            return None
+        for _ in range(200):
+            cls, n = self.rng.choice(applicable)
+            vals = {o.name: self.rng.choice(list(o.values) or [o.default])
+                    for o in option_choices(cls, None)}
+            try:
+                p = configured(cls, vals)
+            except Exception:
+                continue
+            site = self.rng.randint(1, n)
+            if (p.spec(), site) not in done:
+                return Proposal(p, site, True, {"pass": cls.name, "options": vals})
+        return None
+
+
+class MemoryProposer:
+    """Replay the most similar corpus workload's lineage, naive to expert, forced."""
+
+    def __init__(self, corpus: str | None, target_name: str, target_profile: dict):
+        from kltrans.optimize.retrieve import corpus_profiles, similarity
+        from kltrans.passes.pipeline import parse_pipeline
+
+        self.source = None
+        self.sequence: list = []
+        best = None
+        for name, prof in corpus_profiles(corpus).items():
+            if name == target_name:
+                continue
+            path = os.path.join(corpus, _dir_of(corpus, name), "lineage", "lineage.json")
+            try:
+                doc = json.load(open(path, encoding="utf-8"))
+            except (OSError, ValueError):
+                continue
+            specs = [t["roundtrip"]["inverse"] for t in reversed(doc.get("transitions") or [])
+                     if (t.get("roundtrip") or {}).get("ok")]
+            if not specs:
+                continue
+            s = similarity(prof, target_profile)
+            if best is None or s > best[0]:
+                best = (s, name, specs)
+        if best is not None:
+            self.similarity, self.source, specs = best
+            self.sequence = [parse_pipeline(s)[0] for s in specs]
+        self.pos = 0
+        self.round = 1
+
+    def propose(self, unit, ctx, state, tried):
+        while self.round <= 3 and self.sequence:
+            while self.pos < len(self.sequence):
+                p = self.sequence[self.pos]
+                self.pos += 1
+                return Proposal(p, self.round, True,
+                                {"pass": p.name, "replay_of": self.source, "replay_site": self.round})
+            self.pos, self.round = 0, self.round + 1
+        return None
+
+
+def _dir_of(corpus: str, name: str) -> str:
+    for d in os.listdir(corpus):
+        if os.path.isfile(os.path.join(corpus, d, "workload.yaml")):
+            try:
+                import yaml
+
+                if (yaml.safe_load(open(os.path.join(corpus, d, "workload.yaml"))) or {}).get(
+                        "name") == name:
+                    return d
+            except (OSError, ValueError):
+                continue
+    return name
+
+
+# ------------------------------------------------------------------ gating
+def _gate(src: bytes, name: str, wl, kernel: str, ne, sizes, backend, opts) -> dict:
+    from kltrans.gate.run import gate
+
+    with tempfile.TemporaryDirectory(prefix="kltrans-opt-") as d:
+        path = os.path.join(d, name)
+        with open(path, "wb") as f:
+            f.write(src)
+        rep = gate(path, wl.path, kernel, backend, ("compile", "correct"), opts.arch, sizes,
+                   list(wl.seeds), opts.timeout_s, ne)
+    fail = next((s for s in rep.stages if s.status == "fail"), None)
+    stages = [{"stage": s.stage, "status": s.status, "reason": s.reason[:500],
+               "seconds": round(s.seconds, 3)} for s in rep.stages]
+    ok = rep.ok and any(s.stage == "correct" and s.status == "pass" for s in rep.stages)
+    return {"ok": ok, "stages": stages,
+            "fail": None if fail is None else [fail.stage, fail.reason[:2000]]}
+
+
+def _paired(a_src: bytes, b_src: bytes, name: str, wl, opts) -> dict:
+    from kltrans.gate.run import bench
+
+    with tempfile.TemporaryDirectory(prefix="kltrans-opt-") as d:
+        a, b = os.path.join(d, "best_" + name), os.path.join(d, "cand_" + name)
+        for path, src in ((a, a_src), (b, b_src)):
+            with open(path, "wb") as f:
+                f.write(src)
+        r = bench(a, b, wl.path, timeout_s=opts.timeout_s, trials=opts.trials)
+    if not r.get("ok"):
+        return {"ok": False, "reason": f"{r.get('verdict')}: {r.get('reason')}"}
+    p = r["paired"]
+    return {"ok": True, "best_ms": p["a"]["ms"], "candidate_ms": p["b"]["ms"],
+            "speedup_trials": [round(x, 4) for x in p["ratios"]],
+            "speedup_median": round(p["ratio_median"], 4), "faster": bool(p["b_faster"])}
+
+
+# ------------------------------------------------------------------ the loop
+def run(opts: OptimizeOptions) -> dict:
+    """Optimize ``opts.kernel``; returns the trajectory document."""
+    from kltrans import __version__
+    from kltrans.gate.backends import resolve_backend
+    from kltrans.gate.run import GateUsageError, pick_kernel
+    from kltrans.lineage.walk import WORKLOAD_FACTS, _sizes, tolerance_facts
+    from kltrans.optimize.retrieve import LibraryError, corpus_profiles, load_library, \
+        workload_profile
+    from kltrans.passes.facts import Context
+    from kltrans.passes.manager import run_pass
+    from kltrans.syntax import parse
+    from kltrans.workload.spec import SpecError, load_workload
+
+    if opts.strategy not in ("skills", "blind", "memory"):
+        raise OptimizeError(f"unknown strategy {opts.strategy!r} (skills, blind or memory)")
+    if opts.filler not in ("builtin", "llm"):
+        raise OptimizeError(f"unknown filler {opts.filler!r} (builtin or llm)")
+    if opts.budget < 0:
+        raise OptimizeError("--budget must be 0 or more")
+    try:
+        wl = load_workload(opts.workload)
+    except (SpecError, OSError) as e:
+        raise OptimizeError(str(e)) from None
+    try:
+        src = open(opts.kernel, "rb").read()
+    except OSError as e:
+        raise OptimizeError(f"{opts.kernel}: cannot read: {e.strerror}") from None
+    unit = parse(src, opts.kernel)
+    if unit.has_errors:
+        raise OptimizeError(str(unit.parse_diagnostics()[0]))
+    try:
+        kernel, ne = pick_kernel(wl, opts.kernel, unit, opts.kernel_name)
+    except GateUsageError as e:
+        raise OptimizeError(str(e)) from None
+    try:
+        backend = resolve_backend(opts.backend)
+    except ValueError as e:
+        raise OptimizeError(str(e)) from None
+    facts = list(WORKLOAD_FACTS) + tolerance_facts(wl) + list(opts.assume)
+    try:
+        ctx = Context.from_strings(tuple(facts), opts.arch, False, kernel)
+    except ValueError as e:
+        raise OptimizeError(f"--assume: {e}") from None
+    import dataclasses
+
+    forced_ctx = dataclasses.replace(ctx, force=True)
+    target = workload_profile(wl)
+    profiles = corpus_profiles(opts.corpus)
+    sizes = _sizes(wl, opts.size_limit)
+    name = os.path.basename(opts.kernel)
+
+    filler_name = opts.filler
+    if opts.strategy == "skills":
+        try:
+            cards = load_library(opts.skills, [wl.name] if opts.exclude_own else ())
+        except LibraryError as e:
+            raise OptimizeError(str(e)) from None
+        filler = _make_filler(opts)
+        proposer = SkillsProposer(cards, target, profiles, filler,
+                                  "builtin" if opts.fallback == "builtin" else None)
+        library = {"dir": opts.skills, "cards": [c.id for c in cards],
+                   "excluded_workloads": [wl.name] if opts.exclude_own else []}
+    elif opts.strategy == "blind":
+        proposer = BlindProposer(opts.seed)
+        library = None
+    else:
+        proposer = MemoryProposer(opts.corpus, wl.name, target)
+        library = {"replay_of": proposer.source,
+                   "sequence": [p.spec() for p in proposer.sequence]}
+
+    doc = {"schema": SCHEMA, "tool": f"kltrans {__version__}",
+           "config": {"kernel": opts.kernel, "kernel_name": kernel, "workload": wl.name,
+                      "workload_path": wl.path, "strategy": opts.strategy,
+                      "filler": filler_name if opts.strategy == "skills" else None,
+                      "budget": opts.budget, "time_budget": opts.time_budget,
+                      "backend": backend, "arch": opts.arch or "sm_90", "facts": facts,
+                      "sizes": sizes, "seeds": list(wl.seeds), "seed": opts.seed,
+                      "exclude_own": opts.exclude_own},
+           "library": library, "start": {"hash": content_hash(src)}, "candidates": [],
+           "accepted": [], "events": [], "termination": None}
+    t0 = time.perf_counter()
+    first = _gate(src, name, wl, kernel, ne, sizes, backend, opts)
+    doc["start"]["gate"] = first["stages"]
+    if not first["ok"]:
+        raise OptimizeError(f"{opts.kernel}: the starting kernel does not pass the gate: "
+                            f"{first['fail'][0]}: {first['fail'][1]}")
+    cur, cur_hash = src, content_hash(src)
+    seen = {cur_hash}
+    tried: list[dict] = []
+    evals = 0
+    speedup = 1.0
+    idle = 0
+    bar = _Progress(opts.progress, opts.budget, f"{opts.strategy} {wl.name}")
+    try:
+        while True:
+            if evals >= opts.budget:
+                doc["termination"] = {"kind": "budget", "evaluations": evals}
+                break
+            if opts.time_budget is not None and time.perf_counter() - t0 >= opts.time_budget:
+                doc["termination"] = {"kind": "time-budget", "evaluations": evals}
+                break
+            if idle >= 500:  # proposals that never reach the gate: stop, do not spin
+                doc["termination"] = {"kind": "exhausted", "evaluations": evals,
+                                      "reason": "500 proposals in a row produced no new kernel"}
+                break
+            try:
+                prop = proposer.propose(unit, ctx, cur_hash, tried)
+            except Exception as e:
+                if type(e).__name__ == "LLMConfigError":  # key or model refused mid-run
+                    raise OptimizeError(str(e)) from None
+                if _is_llm_failure(e):
+                    doc["termination"] = {"kind": "llm-unavailable", "evaluations": evals,
+                                          "reason": str(e)}
+                    break
+                raise
+            if prop is None:
+                doc["termination"] = {"kind": "exhausted", "evaluations": evals,
+                                      "reason": "the strategy has nothing more to propose"}
+                break
+            p = prop.pass_obj
+            entry = {"n": len(tried) + 1, "state": cur_hash, "spec": p.spec(), "pass": p.name,
+                     "site": prop.site, "forced": prop.forced, **prop.meta}
+            tried.append(entry)
+            try:
+                after, rep = run_pass(unit, p, forced_ctx if prop.forced else ctx,
+                                      only_site=prop.site)
+            except Exception as e:
+                entry.update(verdict="not-applied", reason=f"{type(e).__name__}: {e}")
+                idle += 1
+                continue
+            if not rep.applied:
+                entry.update(verdict="not-applied", reason=next(
+                    (r.reason for r in rep.sites if r.index == prop.site), "no site"))
+                idle += 1
+                continue
+            h = content_hash(after.source)
+            if h in seen:
+                entry.update(verdict="duplicate", reason="gives a kernel already seen",
+                             after=h)
+                idle += 1
+                continue
+            seen.add(h)
+            idle = 0
+            evals += 1
+            entry["evaluation"] = evals
+            entry["after"] = h
+            g = _gate(after.source, name, wl, kernel, ne, sizes, backend, opts)
+            entry["gate"] = g["stages"]
+            entry["seconds"] = round(time.perf_counter() - t0, 3)
+            if not g["ok"]:
+                entry.update(verdict="rejected", stage=g["fail"][0], reason=g["fail"][1])
+                bar.step(evals, f"rejected ({g['fail'][0]})")
+                continue
+            if backend == "cuda":
+                m = _paired(cur, after.source, name, wl, opts)
+                entry["effect"] = m
+                if not m["ok"] or not m["faster"]:
+                    entry.update(verdict="rejected", stage="profile",
+                                 reason=m.get("reason") or
+                                 f"not faster in every trial (speedups {m['speedup_trials']})")
+                    bar.step(evals, "not faster")
+                    continue
+                speedup *= m["speedup_median"]
+            entry["verdict"] = "accepted"
+            entry["speedup_vs_start"] = round(speedup, 4) if backend == "cuda" else None
+            doc["accepted"].append({"evaluation": evals, "spec": p.spec(), "site": prop.site,
+                                    "card": prop.meta.get("card"), "hash": h,
+                                    "speedup_vs_start": entry["speedup_vs_start"]})
+            cur, cur_hash, unit = after.source, h, parse(after.source, opts.kernel)
+            bar.step(evals, f"accepted {p.name}")
+    finally:
+        bar.close()
+    doc["candidates"] = tried
+    doc["events"] = list(getattr(proposer, "events", []))
+    filler = getattr(proposer, "filler", None)
+    if filler is not None and getattr(filler, "events", None):
+        doc["events"].extend({"filler": filler.name, **e} for e in filler.events)
+    doc["final"] = {"hash": cur_hash, "source": cur.decode("utf-8"),
+                    "evaluations": evals, "accepted": len(doc["accepted"]),
+                    "rejected": sum(1 for t in tried if t.get("verdict") == "rejected"),
+                    "speedup_vs_start": round(speedup, 4) if backend == "cuda" else None,
+                    "measured": backend == "cuda", "seconds": round(time.perf_counter() - t0, 3)}
+    return doc
+
+
+def _make_filler(opts: OptimizeOptions):
+    from kltrans.optimize.fillers import BuiltinFiller
+
+    if opts.filler == "builtin":
+        return BuiltinFiller()
+    from kltrans.optimize.llm import LLMConfigError, LLMFiller
+
+    try:
+        return LLMFiller(base_url=opts.llm_base_url, model=opts.llm_model,
+                         timeout_s=opts.llm_timeout, max_retries=opts.llm_retries)
+    except LLMConfigError as e:
+        raise OptimizeError(str(e)) from None
+
+
+class _Progress:
+    """A rich progress bar on stderr (plain lines when stderr is not a terminal)."""
+
+    def __init__(self, on: bool, total: int, label: str):
+        self.on, self.label, self.total = on, label, total
+        self.p = None
+        if on and sys.stderr.isatty():
+            from rich.console import Console
+            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
+            self.p = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                              TextColumn("{task.fields[last]}"), console=Console(stderr=True))
+            self.task = self.p.add_task(label, total=total, last="")
+            self.p.start()
+
+    def step(self, n: int, what: str) -> None:
+        if self.p is not None:
+            self.p.update(self.task, completed=n, last=what)
+        elif self.on:
+            print(f"kltrans optimize: [{n}/{self.total}] {what}", file=sys.stderr, flush=True)
+
+    def close(self) -> None:
+        if self.p is not None:
+            self.p.stop()

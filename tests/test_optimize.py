@@ -1,0 +1,216 @@
+"""kltrans optimize: retrieval, the builtin filler, the search loop and its baselines (CPU)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from kltrans.cli import main
+from kltrans.optimize.fillers import BuiltinFiller
+from kltrans.optimize.menu import Offer, OptionChoice, Pick, check_pick
+from kltrans.optimize.retrieve import build_menu, load_library, workload_profile
+from kltrans.optimize.search import OptimizeError, OptimizeOptions, run
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SKILLS = os.path.join(ROOT, "skills")
+CORPUS = os.path.join(ROOT, "corpus")
+HELD = os.path.join(CORPUS, "heldout")
+
+
+def _opts(name, **kw):
+    d = os.path.join(HELD, name)
+    base = dict(skills=SKILLS, corpus=CORPUS, backend="cpu", budget=6, progress=False,
+                size_limit=20000)
+    base.update(kw)
+    return OptimizeOptions(os.path.join(d, "naive.cu"), d, **base)
+
+
+def _gate_ok(tmp_path, src: str, workload: str, name: str) -> subprocess.CompletedProcess:
+    f = tmp_path / name
+    f.write_text(src)
+    return subprocess.run([sys.executable, "-m", "kltrans", "gate", str(f), "--workload", workload,
+                           "--backend", "cpu", "--stages", "compile,correct"],
+                          capture_output=True, text=True)
+
+
+# ------------------------------------------------------------------ the menu
+def _offer(i, card="c", values=(1, 2)):
+    return Offer(f"o{i}", card, "unroll", 1, "k.cu:3:5", "for (...)",
+                 (OptionChoice("factor", tuple(values), values[0]),))
+
+
+def test_check_pick_names_what_is_off_the_menu():
+    menu = [_offer(1), _offer(2)]
+    assert check_pick(Pick("o2", {"factor": 2}), menu) is None
+    assert "not on the menu" in check_pick(Pick("o3", {}), menu)
+    assert "no option 'style'" in check_pick(Pick("o1", {"style": "x"}), menu)
+    assert "not one of the values offered" in check_pick(Pick("o1", {"factor": 8}), menu)
+
+
+def test_builtin_filler_evidence_first_then_one_option_varied_and_never_twice():
+    menu = [_offer(1, "a", (4, 2)), _offer(2, "b", (1, 8))]
+    f = BuiltinFiller()
+    tried = []
+    seen = []
+    while (p := f.pick("", menu, tried)) is not None:
+        o = next(x for x in menu if x.id == p.offer)
+        tried.append({"card": o.card, "site": o.site, "options": p.options})
+        seen.append((o.card, p.options["factor"]))
+    # round one: each offer with its evidence value; round two: the other values
+    assert seen == [("a", 4), ("b", 1), ("a", 2), ("b", 8)]
+
+
+def test_menu_checks_preconditions_before_offering(tmp_path):
+    from kltrans.passes.facts import Context
+    from kltrans.syntax import parse
+
+    # grid-stride needs `if (i < n)` around the whole body: here the kernel also writes
+    # outside the guard, so the card's sole-work precondition fails and nothing is offered
+    src = b"""// kltrans: launch k grid=ceil_div(n, 256) block=256
+extern "C" __global__ void k(const float* x, float* y, int n)
+{
+    size_t i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) {
+        y[i] = x[i];
+    }
+    y[0] = 1.0f;
+}
+"""
+    unit = parse(src, str(tmp_path / "k.cu"))
+    cards = [c for c in load_library(SKILLS) if c.id == "grid-stride"]
+    rejected = []
+    menu = build_menu(unit, Context.from_strings((), None, False, "k"), cards,
+                      {"dtypes": ["float32"], "rank_in": 1, "rank_out": 1, "class": "map"}, {},
+                      rejected)
+    assert menu == []
+    assert rejected and rejected[0]["card"] == "grid-stride"
+    assert rejected[0]["precondition"] == "sole-work"
+
+
+def test_exclude_own_drops_cards_backed_only_by_that_workload():
+    all_ids = {c.id for c in load_library(SKILLS)}
+    without = {c.id: c for c in load_library(SKILLS, ["transpose"])}
+    assert {"stage-transpose", "pad-smem", "specialize-interior"} <= all_ids
+    assert not {"stage-transpose", "pad-smem", "specialize-interior"} & set(without)
+    # a card backed by several workloads stays, without the excluded evidence
+    rp = without["restrict-pointers"].data
+    assert all(p["workload"] != "transpose" for p in rp["provenance"])
+    assert "transpose" not in without["restrict-pointers"].workloads
+
+
+def test_workload_profile_classes():
+    from kltrans.workload.spec import load_workload
+
+    assert workload_profile(load_workload(os.path.join(CORPUS, "reduce-sum")))["class"] == "reduction"
+    assert workload_profile(load_workload(os.path.join(HELD, "gelu")))["class"] == "map"
+    assert workload_profile(load_workload(os.path.join(CORPUS, "sgemm")))["class"] == "contraction"
+
+
+# ------------------------------------------------------------------ the loop, on the CPU
+@pytest.mark.parametrize("name", ["gelu", "swiglu"])
+def test_builtin_skills_loop_on_heldout_instances(tmp_path, name):
+    doc = run(_opts(name, budget=10))
+    f = doc["final"]
+    assert f["evaluations"] <= 10
+    assert doc["accepted"], doc["candidates"]
+    # every accepted candidate passed compile and correct; the final kernel is the last
+    # accepted one and passes the gate again, checked independently
+    for c in doc["candidates"]:
+        if c["verdict"] == "accepted":
+            assert [s["status"] for s in c["gate"]] == ["pass", "pass"]
+    assert f["source"] != open(os.path.join(HELD, name, "naive.cu")).read()
+    r = _gate_ok(tmp_path, f["source"], os.path.join(HELD, name), "naive.cu")
+    assert r.returncode == 0, r.stdout + r.stderr
+    # the loop checked preconditions before choosing: no skills candidate was forced
+    assert not any(c["forced"] for c in doc["candidates"])
+    assert f["measured"] is False and f["speedup_vs_start"] is None
+
+
+def test_budget_counts_only_gated_candidates():
+    doc = run(_opts("gelu", strategy="blind", budget=3, seed=3))
+    gated = [c for c in doc["candidates"] if "evaluation" in c]
+    assert len(gated) == doc["final"]["evaluations"] == 3
+    assert doc["termination"]["kind"] == "budget"
+    for c in doc["candidates"]:
+        if "evaluation" not in c:
+            assert c["verdict"] in ("not-applied", "duplicate")
+
+
+def test_blind_is_forced_and_reproducible_by_seed():
+    a = run(_opts("gelu", strategy="blind", budget=4, seed=7))
+    b = run(_opts("gelu", strategy="blind", budget=4, seed=7))
+    assert [c["spec"] for c in a["candidates"]] == [c["spec"] for c in b["candidates"]]
+    assert a["final"]["hash"] == b["final"]["hash"]
+    assert all(c["forced"] for c in a["candidates"])
+
+
+def test_memory_replays_the_most_similar_other_lineage():
+    doc = run(_opts("gelu", strategy="memory", budget=4))
+    src = doc["library"]["replay_of"]
+    assert src and src != "gelu"
+    lineage = json.load(open(os.path.join(CORPUS, src, "lineage", "lineage.json")))
+    want = [t["roundtrip"]["inverse"] for t in reversed(lineage["transitions"])
+            if t["roundtrip"]["ok"]]
+    assert doc["library"]["sequence"] == want
+    # it replays in order, preconditions ignored
+    assert [c["spec"] for c in doc["candidates"]][:3] == want[:3]
+    assert all(c["forced"] for c in doc["candidates"])
+
+
+def test_a_rejected_candidate_is_recorded_with_its_stage():
+    doc = run(_opts("gelu", strategy="blind", budget=8, seed=1))
+    rej = [c for c in doc["candidates"] if c["verdict"] == "rejected"]
+    assert rej, "blind search with forced passes should break something in 8 evaluations"
+    for c in rej:
+        assert c["stage"] in ("compile", "correct") and c["reason"]
+
+
+# ------------------------------------------------------------------ the CLI
+def test_cli_writes_kernel_and_log_atomically(tmp_path, capsys):
+    out, log = tmp_path / "opt.cu", tmp_path / "log.json"
+    d = os.path.join(HELD, "gelu")
+    rc = main(["optimize", os.path.join(d, "naive.cu"), "--workload", d, "--skills", SKILLS,
+               "--corpus", CORPUS, "--backend", "cpu", "--budget", "3", "--size-limit", "20000",
+               "-o", str(out), "--log", str(log), "-q"])
+    assert rc == 0
+    doc = json.loads(log.read_text())
+    assert out.read_text() == doc["final"]["source"]
+    assert "accepted" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("argv,msg", [
+    (["--workload", "nowhere"], "nowhere"),
+    (["--skills", "nowhere"], "nowhere: not a directory"),
+    (["--budget", "-1"], "--budget"),
+])
+def test_cli_errors_exit_2_without_traceback(argv, msg, capsys):
+    d = os.path.join(HELD, "gelu")
+    base = ["optimize", os.path.join(d, "naive.cu"), "--workload", d, "--skills", SKILLS,
+            "--backend", "cpu", "-q"]
+    rc = main(base + argv)
+    err = capsys.readouterr().err
+    assert rc == 2
+    assert msg in err and "Traceback" not in err
+
+
+def test_cli_refuses_to_overwrite_the_input(tmp_path, capsys):
+    src = tmp_path / "naive.cu"
+    src.write_text(open(os.path.join(HELD, "gelu", "naive.cu")).read())
+    before = src.read_text()
+    rc = main(["optimize", str(src), "--workload", os.path.join(HELD, "gelu"), "-o", str(src),
+               "--backend", "cpu", "-q"])
+    assert rc == 2 and "overwrite" in capsys.readouterr().err
+    assert src.read_text() == before
+
+
+def test_starting_kernel_must_pass_the_gate(tmp_path):
+    bad = tmp_path / "naive.cu"
+    bad.write_text(open(os.path.join(HELD, "gelu", "naive.cu")).read().replace(
+        "0.5f", "0.25f"))
+    with pytest.raises(OptimizeError, match="does not pass the gate"):
+        run(OptimizeOptions(str(bad), os.path.join(HELD, "gelu"), skills=SKILLS, corpus=CORPUS,
+                            backend="cpu", budget=2, progress=False, size_limit=20000))
