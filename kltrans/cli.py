@@ -568,11 +568,19 @@ def cmd_bench_corpus(args) -> int:
         raise UsageError(f"{args.corpus}: not a directory")
     if not workload_dirs(args.corpus, args.heldout):
         raise UsageError(f"{args.corpus}: no workload folders (with workload.yaml)")
+    from kltrans.gate.executor import ExecutorError, make_executor
+
     be = resolve_backend(args.backend)
     if be == "cpu":
         print("kltrans: no GPU: checking correctness only (times need the cuda backend)",
               file=sys.stderr)
-    rows = run(args.corpus, args.out, args.heldout, be, args.only)
+    try:
+        ex = make_executor(args.cluster, be, args.jobs)
+    except ExecutorError as e:
+        raise UsageError(str(e)) from None
+    with ex:
+        print(f"kltrans: bench-corpus through the {ex.describe()}", file=sys.stderr)
+        rows = run(args.corpus, args.out, args.heldout, be, args.only, executor=ex)
     print(render(rows))
     if args.json:
         print(json.dumps(rows, indent=2))
@@ -585,11 +593,12 @@ def cmd_lineage(args) -> int:
 
     if not os.path.isdir(args.workload):
         raise UsageError(f"{args.workload}: not a directory (a workload folder with workload.yaml)")
-    if args.max_steps < 0 or args.jobs < 1:
+    if args.max_steps < 0 or (args.jobs is not None and args.jobs < 1):
         raise UsageError("--max-steps must be >= 0 and --jobs >= 1")
     opts = WalkOptions(args.workload, args.expert, args.backend, args.max_steps, args.out,
                        args.jobs, args.size_limit, args.arch, args.restart,
-                       tuple(args.assume), args.probes, progress=not args.quiet)
+                       tuple(args.assume), args.probes, progress=not args.quiet,
+                       cluster=args.cluster)
     try:
         doc = walk(opts)
     except WalkError as e:
@@ -773,6 +782,10 @@ def build_parser() -> argparse.ArgumentParser:
     sc.add_argument("--only", nargs="*", metavar="NAME", help="only these workload folders")
     sc.add_argument("--backend", default="auto", choices=("cuda", "cpu", "auto"))
     sc.add_argument("--out", metavar="DIR", help="write bench_corpus.txt and .json here")
+    sc.add_argument("--cluster", metavar="SPEC",
+                    help="run on Dask: local:N (N workers here, one per GPU) or tcp://HOST:PORT")
+    sc.add_argument("--jobs", type=int, metavar="N",
+                    help="local pool slots (default: one per GPU; CPU backend: the cores)")
     sc.add_argument("--json", action="store_true")
     sc.set_defaults(func=cmd_bench_corpus)
 
@@ -786,7 +799,12 @@ def build_parser() -> argparse.ArgumentParser:
     sl.add_argument("--backend", choices=("cuda", "cpu", "auto"), default="auto")
     sl.add_argument("--max-steps", type=int, default=100, metavar="N")
     sl.add_argument("--out", metavar="DIR", help="where to write (default: DIR/lineage)")
-    sl.add_argument("--jobs", type=int, default=1, metavar="N", help="candidates gated at once")
+    sl.add_argument("--jobs", type=int, metavar="N",
+                    help="local pool: candidates gated at once (default: one per GPU; CPU "
+                         "backend: the cores)")
+    sl.add_argument("--cluster", metavar="SPEC",
+                    help="gate on Dask: local:N (N workers here, one per GPU) or "
+                         "tcp://HOST:PORT (an existing scheduler)")
     sl.add_argument("--size-limit", type=int, metavar="ELEMS",
                     help="gate only the test sizes with at most ELEMS elements")
     sl.add_argument("--arch", help="target architecture (default sm_90)")
@@ -811,6 +829,10 @@ def build_parser() -> argparse.ArgumentParser:
     sk2.add_argument("-o", "--out", default="skills", help="where extract writes (default skills/)")
     sk2.add_argument("--dir", default="skills", help="the card folder (default skills/)")
     sk2.set_defaults(func=cmd_skills)
+
+    from kltrans.diff.cli import register as register_diff  # argparse only (no tree-sitter)
+
+    register_diff(sub)
     return p
 
 

@@ -214,3 +214,25 @@ def test_starting_kernel_must_pass_the_gate(tmp_path):
     with pytest.raises(OptimizeError, match="does not pass the gate"):
         run(OptimizeOptions(str(bad), os.path.join(HELD, "gelu"), skills=SKILLS, corpus=CORPUS,
                             backend="cpu", budget=2, progress=False, size_limit=20000))
+
+
+def test_experiment_runs_every_strategy_through_the_executor(tmp_path):
+    out = tmp_path / "res"
+    md = tmp_path / "RESULTS.md"
+    rc = main(["experiment", CORPUS, "--skills", SKILLS, "--only", "gelu", "reduce-sum",
+               "--budget", "2", "--backend", "cpu", "--size-limit", "20000", "--jobs", "2",
+               "--out", str(out), "--results", str(md), "-q"])
+    assert rc == 0
+    doc = json.loads((out / "experiment.json").read_text())
+    runs = {(r["target"], r["strategy"]) for r in doc["runs"]}
+    assert runs == {(t, s) for t in ("gelu", "reduce-sum") for s in ("skills", "blind", "memory")}
+    assert all(r["ok"] and r["final"]["evaluations"] <= 2 for r in doc["runs"])
+    # leave-one-workload-out: reduce-sum (a corpus workload) never used its own cards
+    rs = next(r for r in doc["runs"] if r["target"] == "reduce-sum" and r["strategy"] == "skills")
+    assert rs["kind"] == "corpus" and rs["library"]["excluded_workloads"] == ["reduce-sum"]
+    assert not {"grid-stride", "block-reduce-atomic", "vectorize-split"} & set(rs["library"]["cards"])
+    gs = next(r for r in doc["runs"] if r["target"] == "gelu" and r["strategy"] == "skills")
+    assert "grid-stride" in gs["library"]["cards"]  # held out: every card
+    assert {"corpus/skills", "heldout/skills"} <= set(doc["aggregate"])
+    text = md.read_text()
+    assert "| reduce-sum | skills |" in text and (tmp_path / "RESULTS_speedup.svg").exists()

@@ -8,7 +8,8 @@
 #   bash tools/gpu-run.sh setup && export PYTHONPATH=/tmp/site:$PWD && python3 bench/gate_gpu.py --out $OUT
 #
 # The GPU image has python3 3.12 with cuda-bindings, cuda-core, nvidia-cuda-nvrtc, numpy,
-# pyyaml, jinja2, rich and pytest; kltrans adds tree-sitter, tree-sitter-cuda and libcst.
+# pyyaml, jinja2, rich and pytest; kltrans adds tree-sitter, tree-sitter-cuda, libcst,
+# jsonschema and dask/distributed (setup installs them without touching what is there).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 case "${1:-}" in
@@ -20,6 +21,14 @@ case "${1:-}" in
         --implementation cp --platform manylinux_2_28_x86_64 --platform manylinux_2_27_x86_64 \
         --platform manylinux_2_17_x86_64 --platform manylinux2014_x86_64 -d .whl "$spec"
     done
+    # jsonschema (skill cards) and dask/distributed (the executor) with their dependencies
+    python3 -m pip download -q --only-binary=:all: --python-version 3.12 \
+      --implementation cp --platform manylinux_2_28_x86_64 --platform manylinux_2_27_x86_64 \
+      --platform manylinux_2_17_x86_64 --platform manylinux2014_x86_64 -d .whl \
+      'jsonschema>=4.18,<5' 'distributed>=2024.8' 'dask>=2024.8'
+    # what the GPU image already has stays its own (no shadowing from /tmp/site)
+    rm -f .whl/jinja2-* .whl/markupsafe-* .whl/pyyaml-* .whl/packaging-* \
+      .whl/typing_extensions-* .whl/importlib_metadata-* .whl/zipp-*
     ls -la .whl ;;
   setup)
     python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade \

@@ -6,6 +6,12 @@ the bench size with cold L2 and trials), and the workload's ``vendor`` torch exp
 is timed with the same protocol. The table reports ms, GB/s or TFLOP/s, the fraction of
 the measured copy bandwidth, and whether the expert meets the workload's ``bar``
 (``roofline: 0.85`` for memory-bound work, ``vendor_fraction: 0.7`` for sgemm).
+
+The work goes through an executor (:mod:`kltrans.gate.executor`): one GPU task per
+variant and one for the vendor timing, all workloads at once, so a machine with several
+GPUs (the local pool: one slot per GPU) or a Dask cluster (``--cluster``) runs them in
+parallel, never two on one GPU at a time. Each variant's entry records where it ran
+(``placement``).
 """
 
 from __future__ import annotations
@@ -29,45 +35,86 @@ def workload_dirs(root: str, heldout: bool) -> list[str]:
     return out
 
 
-def bench_workload(path: str, backend: str = "cuda", variants=None, vendor: bool = True,
-                   timeout_s: float = 600.0) -> dict:
-    from kltrans.gate.run import gate
-    from kltrans.gate.worker import run_job
+def workload_items(path: str, backend: str = "cuda", variants=None, vendor: bool = True,
+                   timeout_s: float = 600.0) -> list[dict]:
+    """The tasks (for :func:`kltrans.gate.tasks.run_task`) of one workload: a gate task
+    per variant (compile, correct, and profile on the GPU), and the vendor timing."""
+    from kltrans.workload.spec import load_workload
+
+    wl = load_workload(path)
+    stages = ["compile", "correct"] + (["profile"] if backend == "cuda" else [])
+    items = []
+    for v, k in wl.kernels.items():
+        if variants and v not in variants:
+            continue
+        items.append({"task": "gate", "variant": v, "path": wl.kernel_path(v),
+                      "workload": wl.path, "kernel": k["kernel"], "backend": backend,
+                      "stages": stages, "timeout_s": timeout_s})
+    if vendor and backend == "cuda" and wl.vendor:
+        items.append({"task": "vendor", "workload": wl.path, "timeout_s": timeout_s})
+    return items
+
+
+def workload_row(path: str, items: list, results: list) -> dict:
+    """The table row of one workload from its tasks' results."""
     from kltrans.workload.spec import load_workload
 
     wl = load_workload(path)
     row = {"workload": wl.name, "path": path, "bench_size": wl.bench_size, "bar": wl.bar,
            "variants": {}}
-    stages = ["compile", "correct"] + (["profile"] if backend == "cuda" else [])
-    for v, k in wl.kernels.items():
-        if variants and v not in variants:
+    for it, r in zip(items, results):
+        if it["task"] == "gate":
+            row["variants"][it["variant"]] = _variant_entry(r)
             continue
-        t0 = time.perf_counter()
-        rep = gate(wl.kernel_path(v), wl.path, kernel=k["kernel"], backend=backend,
-                   stages=stages, timeout_s=timeout_s)
-        entry = {"ok": rep.ok, "seconds": time.perf_counter() - t0}
-        for s in rep.stages:
-            entry[s.stage] = s.status
-            if s.status == "fail":
-                entry["reason"] = s.reason
-            if s.stage == "profile" and s.data.get("profile"):
-                entry["profile"] = s.data["profile"]
-            if s.stage == "compile" and s.data.get("resources"):
-                entry["resources"] = s.data["resources"]
-            if s.stage == "correct" and s.data.get("correct"):
-                entry["checks"] = s.data["correct"].get("checks")
-        row["variants"][v] = entry
-    if vendor and backend == "cuda" and wl.vendor:
-        out = run_job({"kind": "vendor", "workload": wl.path, "backend": "cuda"}, timeout_s)
-        row["vendor"] = out.get("vendor") or {"error": out.get("reason")}
-        if out.get("vendor"):
-            v = out["vendor"]
+        row["vendor"] = r.get("vendor") or {"error": r.get("reason")}
+        if r.get("vendor"):
+            v = r["vendor"]
             f = wl.flops(dict(wl.bench_size))
             b = wl.bytes_moved(dict(wl.bench_size))
             v["tflops"] = f / (v["ms"] / 1e3) / 1e12 if f else None
             v["gbps"] = b / (v["ms"] / 1e3) / 1e9 if b else None
     row["bar_met"] = _bar_met(row)
     return row
+
+
+def _variant_entry(r: dict) -> dict:
+    if "stages" not in r:  # lost: every worker that ran it died, or it raised twice
+        return {"ok": False, "seconds": 0.0, "compile": "lost",
+                "reason": f"{r.get('verdict')}: {r.get('reason')}"}
+    entry = {"ok": all(s["status"] != "fail" for s in r["stages"]),
+             "seconds": r.get("seconds", 0.0)}
+    for s in r["stages"]:
+        entry[s["stage"]] = s["status"]
+        if s["status"] == "fail":
+            entry["reason"] = s["reason"]
+        if s["stage"] == "profile" and r.get("profile"):
+            entry["profile"] = r["profile"]
+        if s["stage"] == "compile" and r.get("resources"):
+            entry["resources"] = r["resources"]
+        if s["stage"] == "correct" and r.get("checks") is not None:
+            entry["checks"] = r["checks"]
+    if r.get("placement"):
+        entry["placement"] = r["placement"]
+    return entry
+
+
+def bench_workload(path: str, backend: str = "cuda", variants=None, vendor: bool = True,
+                   timeout_s: float = 600.0, executor=None) -> dict:
+    """One workload's row (through ``executor``; default: the local pool)."""
+    from kltrans.gate.tasks import run_task
+
+    items = workload_items(path, backend, variants, vendor, timeout_s)
+    ex = executor
+    if ex is None:
+        from kltrans.gate.executor import make_executor
+
+        ex = make_executor(None, backend)
+    try:
+        results = ex.map(run_task, items, gpu=backend == "cuda")
+    finally:
+        if executor is None:
+            ex.close()
+    return workload_row(path, items, results)
 
 
 def _bar_met(row) -> bool | None:
@@ -134,19 +181,63 @@ def render_correctness(rows: list) -> str:
 
 
 def run(root: str, out_dir: str | None, heldout: bool = False, backend: str = "cuda",
-        only=None) -> list:
-    rows = []
-    for d in workload_dirs(root, heldout):
-        if only and os.path.basename(d) not in only:
-            continue
-        rows.append(bench_workload(d, backend))
-        for name, e in rows[-1]["variants"].items():
-            print(f"{rows[-1]['workload']}: {name}: {'ok' if e.get('ok') else 'FAILED'} "
-                  f"({e.get('seconds', 0):.1f} s)", file=sys.stderr, flush=True)
-        if out_dir:  # written after every workload: an interrupted run keeps what it measured
-            from kltrans.syntax.files import atomic_write
+        only=None, executor=None) -> list:
+    """Every workload's row. All tasks go to ``executor`` (default: the local pool) at
+    once; a workload's row is reported, and the table written, as soon as its last task
+    is back (an interrupted run keeps what it measured)."""
+    from kltrans.gate.tasks import run_task
 
-            os.makedirs(out_dir, exist_ok=True)
-            atomic_write(os.path.join(out_dir, "bench_corpus.json"), json.dumps(rows, indent=2))
-            atomic_write(os.path.join(out_dir, "bench_corpus.txt"), render(rows) + "\n")
-    return rows
+    dirs = [d for d in workload_dirs(root, heldout) if not only or os.path.basename(d) in only]
+    items, owner = [], []
+    for k, d in enumerate(dirs):
+        for it in workload_items(d, backend):
+            items.append(it)
+            owner.append(k)
+    left = [owner.count(k) for k in range(len(dirs))]
+    done: dict = {}
+    rows: dict = {}
+    t0 = time.perf_counter()
+
+    def arrived(i, r):
+        k = owner[i]
+        done[i] = r
+        left[k] -= 1
+        it = items[i]
+        if it["task"] == "gate":
+            dev = (r.get("placement") or {}).get("cuda_visible_devices")
+            print(f"{os.path.basename(dirs[k])}: {it['variant']}: "
+                  f"{'ok' if r.get('ok') else 'FAILED'} ({r.get('seconds', 0):.1f} s"
+                  f"{f', GPU {dev}' if dev is not None else ''}; "
+                  f"{time.perf_counter() - t0:.1f} s in)", file=sys.stderr, flush=True)
+        if left[k]:
+            return
+        mine = [j for j in range(len(items)) if owner[j] == k]
+        rows[k] = workload_row(dirs[k], [items[j] for j in mine], [done[j] for j in mine])
+        if out_dir:
+            _write(out_dir, [rows[j] for j in sorted(rows)])
+
+    ex = executor
+    if ex is None:
+        from kltrans.gate.executor import make_executor
+
+        ex = make_executor(None, backend)
+    try:
+        ex.map(run_task, items, gpu=backend == "cuda", on_result=arrived)
+    finally:
+        if executor is None:
+            ex.close()
+    for k, d in enumerate(dirs):  # a workload without tasks (no variant) still has a row
+        if k not in rows:
+            rows[k] = workload_row(d, [], [])
+    out = [rows[k] for k in range(len(dirs))]
+    if out_dir:
+        _write(out_dir, out)
+    return out
+
+
+def _write(out_dir: str, rows: list) -> None:
+    from kltrans.syntax.files import atomic_write
+
+    os.makedirs(out_dir, exist_ok=True)
+    atomic_write(os.path.join(out_dir, "bench_corpus.json"), json.dumps(rows, indent=2))
+    atomic_write(os.path.join(out_dir, "bench_corpus.txt"), render(rows) + "\n")

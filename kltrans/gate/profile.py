@@ -164,6 +164,11 @@ def paired(backend, fn_a, launch_a, fn_b, launch_b, wl, sizes: dict, reps: int =
                     backend.memset(b, 0)
                 backend.launch(fn, *launch, setup.args)
         backend.synchronize()
+        # slow kernels (a naive one can take 100 ms and more) get fewer repetitions: each
+        # side of a trial stays near 1.5 s, with at least 5 repetitions
+        one = max(time_trial(backend, fn_a, setup, launch_a, 1),
+                  time_trial(backend, fn_b, setup, launch_b, 1))
+        reps = max(5, min(reps, int(1500.0 / max(one, 1e-3))))
         ta, tb = [], []
         for t in range(trials):
             order = ((fn_a, launch_a, ta), (fn_b, launch_b, tb))
@@ -179,5 +184,5 @@ def paired(backend, fn_a, launch_a, fn_b, launch_b, wl, sizes: dict, reps: int =
             "b": _rates(_timing(wl, sizes, tb), wl, sizes, bw).to_json(),
             "ratios": ratios, "ratio_median": statistics.median(ratios),
             "b_faster": all(r > 1.0 for r in ratios),
-            "b_no_slower": all(r >= 0.99 for r in ratios),
+            "b_no_slower": all(r >= 0.99 for r in ratios), "reps": reps,
             "copy_bandwidth_gbps": bw / 1e9}

@@ -7,7 +7,8 @@ One step from state S:
    stage ``precondition`` (no gate time is spent on it);
 2. each remaining candidate is rewritten (``run_pass`` at that one site, launch contract
    included) and gated: compile, then correct at the walk's test sizes and seeds. Gate
-   jobs run ``--jobs`` at a time; each job is a worker subprocess (kltrans.gate.worker);
+   jobs go through an executor (kltrans.gate.executor: the local pool, ``--jobs`` or one
+   slot per GPU, or a Dask cluster with ``--cluster``); the results do not depend on it;
 3. the round trip: the pass's ``inverse_for`` the site, applied to the candidate, must
    give S back token for token (comments and whitespace aside). A candidate that fails it
    is rejected at stage ``roundtrip``: a step that cannot be reversed cannot become a skill;
@@ -32,9 +33,7 @@ from __future__ import annotations
 import hashlib
 import os
 import sys
-import tempfile
 import time
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 from kltrans.lineage import store
@@ -56,7 +55,7 @@ class WalkOptions:
     backend: str = "auto"
     max_steps: int = 100
     out: str | None = None  # default: WORKLOAD/lineage
-    jobs: int = 1
+    jobs: int | None = 1  # local pool slots (None: one per GPU, or the CPU cores)
     size_limit: int | None = None  # keep test sizes whose element count is <= this
     arch: str | None = None
     restart: bool = False
@@ -65,6 +64,8 @@ class WalkOptions:
     timeout_s: float = 300.0
     progress: bool = True
     log: list = field(default_factory=list)
+    cluster: str | None = None  # --cluster: local:N or tcp://HOST:PORT (None: local pool)
+    executor: object | None = None  # an open kltrans.gate.executor.Executor to use (kept open)
 
 
 def tolerance_facts(wl) -> list[str]:
@@ -225,25 +226,54 @@ def _roundtrip(before, after, p, site, ctx) -> dict:
                       f"state back"}
 
 
-def _gate_source(src: bytes, name: str, opts: WalkOptions, wl, kernel: str, ne, sizes,
-                 backend: str) -> dict:
-    from kltrans.gate.run import gate
+def _gate_item(src: bytes, name: str, opts: WalkOptions, wl, kernel: str, ne, sizes,
+               backend: str) -> dict:
+    """The plain-data gate task (kltrans.gate.tasks.gate_task) for one state."""
+    return {"source": src.decode("utf-8"), "name": name, "workload": wl.path,
+            "kernel": kernel, "name_expression": ne, "backend": backend,
+            "stages": ["compile", "correct"], "arch": opts.arch, "sizes": sizes,
+            "seeds": list(wl.seeds), "timeout_s": opts.timeout_s}
 
-    with tempfile.TemporaryDirectory(prefix="kltrans-walk-") as d:
-        path = os.path.join(d, name)
-        with open(path, "wb") as f:
-            f.write(src)
-        rep = gate(path, wl.path, kernel, backend, ("compile", "correct"), opts.arch, sizes,
-                   list(wl.seeds), opts.timeout_s, ne)
-    stages = [{"stage": s.stage, "status": s.status, "reason": s.reason,
-               "seconds": round(s.seconds, 3)} for s in rep.stages]
-    res = None
-    for s in rep.stages:
-        if s.stage == "compile" and s.data.get("resources"):
-            res = s.data["resources"]
-    fail = next((s for s in rep.stages if s.status == "fail"), None)
-    return {"ok": rep.ok and any(s.stage == "correct" for s in rep.stages), "stages": stages,
-            "resources": res, "fail": None if fail is None else (fail.stage, fail.reason)}
+
+def _gate_result(r: dict) -> dict:
+    """A gate task's result; a lost task (its workers died, or it raised twice) becomes a
+    failed stage ``lost``."""
+    if "stages" in r:
+        return r
+    reason = f"{r.get('verdict', 'lost')}: {r.get('reason', '')}"
+    return {"ok": False, "stages": [{"stage": "lost", "status": "fail", "reason": reason,
+                                     "seconds": 0.0}],
+            "resources": None, "fail": ("lost", reason)}
+
+
+def _gate_many(ex, items: list, backend: str) -> list[dict]:
+    from kltrans.gate.tasks import gate_task
+
+    return [_gate_result(r) for r in ex.get().map(gate_task, items, gpu=backend == "cuda")]
+
+
+class _LazyExecutor:
+    """The walk's executor, started on first use (a finished walk that is only reloaded
+    starts no cluster); closed at the end unless the caller passed its own."""
+
+    def __init__(self, opts: WalkOptions):
+        self.opts, self.backend, self.ex = opts, "auto", opts.executor
+
+    def get(self):
+        if self.ex is None:
+            from kltrans.gate.executor import ExecutorError, make_executor
+
+            try:
+                self.ex = make_executor(self.opts.cluster, self.backend, self.opts.jobs)
+            except ExecutorError as e:
+                raise WalkError(str(e)) from None
+            _say(self.opts, f"gating through the {self.ex.describe()}")
+        return self.ex
+
+    def close(self):
+        if self.ex is not None and self.ex is not self.opts.executor:
+            self.ex.close()
+        self.ex = None
 
 
 def _resource_delta(before: dict | None, after: dict | None) -> dict | None:
@@ -255,6 +285,21 @@ def _resource_delta(before: dict | None, after: dict | None) -> dict | None:
 
 def walk(opts: WalkOptions) -> dict:
     """Run (or resume) the walk; returns the lineage document (also written to disk)."""
+    if opts.executor is None:
+        from kltrans.gate.executor import ExecutorError, check_cluster
+
+        try:  # a bad --cluster string, or no dask, is reported before any work
+            check_cluster(opts.cluster)
+        except ExecutorError as e:
+            raise WalkError(str(e)) from None
+    ex = _LazyExecutor(opts)
+    try:
+        return _walk(opts, ex)
+    finally:
+        ex.close()
+
+
+def _walk(opts: WalkOptions, ex: _LazyExecutor) -> dict:
     from kltrans import __version__
     from kltrans.gate.backends import resolve_backend
     from kltrans.passes.facts import Context
@@ -285,6 +330,7 @@ def walk(opts: WalkOptions) -> dict:
             raise WalkError(f"{expert_path}: {len(ks)} kernels; the walk needs one")
         kernel, ne = ks[0], None
     backend = resolve_backend(opts.backend)
+    ex.backend = backend
     sizes = _sizes(wl, opts.size_limit)
     out = opts.out or os.path.join(wl.path, "lineage")
     # facts every gate run guarantees (each buffer its own allocation, 16-byte aligned),
@@ -308,8 +354,8 @@ def walk(opts: WalkOptions) -> dict:
         store.clear_states(out)  # a fresh walk: no state file of an earlier one may linger
         doc = {"schema": SCHEMA, "tool": f"kltrans {__version__}", "config": config,
                "gpu": None, "states": [], "transitions": [], "termination": None}
-        first = _gate_source(src, os.path.basename(expert_path), opts, wl, kernel, ne, sizes,
-                             backend)
+        [first] = _gate_many(ex, [_gate_item(src, os.path.basename(expert_path), opts, wl,
+                                             kernel, ne, sizes, backend)], backend)
         if not first["ok"]:
             raise WalkError(f"{expert_path}: the expert does not pass the gate: "
                             f"{first['fail'][0]}: {first['fail'][1]}")
@@ -353,7 +399,7 @@ def walk(opts: WalkOptions) -> dict:
             doc["not_applicable_at_end"] = [c.to_json() for c in cands]
             break
         _gate_all([c for c in live if c.accepted], opts, wl, kernel, ne, sizes, backend,
-                  expert_path)
+                  expert_path, ex)
         accepted = [c for c in live if c.accepted]
         for c in accepted:
             c.resources = _resource_delta(cur_gate.get("resources"), c.resources)
@@ -364,7 +410,7 @@ def walk(opts: WalkOptions) -> dict:
             break
         rule = "walk-order"
         if backend == "cuda":
-            _measure(accepted, cur, opts, wl, expert_path)
+            _measure(accepted, cur, opts, wl, expert_path, ex)
             doc["gpu"] = doc.get("gpu") or next(
                 (c.effect.get("device") for c in accepted if c.effect and c.effect.get("ok")), None)
             timed = [c for c in accepted if c.effect and c.effect.get("ok")]
@@ -380,7 +426,7 @@ def walk(opts: WalkOptions) -> dict:
         probes = []
         if opts.probes:
             probes = probe_step(new, chosen, ctx, opts, wl, kernel, ne, sizes, backend,
-                                expert_path)
+                                expert_path, ex)
         tr = {"step": step, "pass": chosen.pass_name, "options": chosen.options,
               "spec": chosen.spec,
               "site": {"index": chosen.site, "line": chosen.line, "column": chosen.column,
@@ -414,7 +460,7 @@ def walk(opts: WalkOptions) -> dict:
 
 
 def probe_step(simplified: bytes, chosen: Candidate, ctx, opts, wl, kernel, ne, sizes,
-               backend, expert_path) -> list[dict]:
+               backend, expert_path, ex=None) -> list[dict]:
     """What fails without the skill's conditions: apply the step's optimize pass (the
     inverse that gave the previous state back) to the simplified state where its
     preconditions exclude it, and gate that.
@@ -424,7 +470,8 @@ def probe_step(simplified: bytes, chosen: Candidate, ctx, opts, wl, kernel, ne, 
     step's site with another value of an option; forced where that value breaks a
     precondition). Each records the violated preconditions, the gate stage that failed
     and its evidence, or that it passed (the precondition was conservative at the gated
-    sizes).
+    sizes). The rewrites are made here, in order; their gate runs go through the
+    executor ``ex`` together.
     """
     import dataclasses
 
@@ -457,6 +504,7 @@ def probe_step(simplified: bytes, chosen: Candidate, ctx, opts, wl, kernel, ne, 
                 continue
             plans.append(("option", p2, step_site, None, f"{spec.name}={v}"))
     out = []
+    pending = []  # (record, rewritten source): gated together below
     for kind, p, idx, failing, label in plans:
         if len(out) >= opts.probes or idx is None:
             break
@@ -474,19 +522,31 @@ def probe_step(simplified: bytes, chosen: Candidate, ctx, opts, wl, kernel, ne, 
             continue
         if not rep.applied:
             continue
-        g = _gate_source(after.source, os.path.basename(expert_path), opts, wl, kernel, ne,
-                         sizes, backend)
         rec = {"kind": kind, "spec": p.spec(), "site": idx, "label": label,
-               "violated": _violated(failing), "after_hash": content_hash(after.source),
-               "gate": g["stages"]}
+               "violated": _violated(failing), "after_hash": content_hash(after.source)}
+        out.append(rec)
+        pending.append((rec, bool(failing), after.source))
+    if not pending:
+        return out
+    own = ex is None
+    ex = ex or _LazyExecutor(opts)
+    ex.backend = backend
+    try:
+        name = os.path.basename(expert_path)
+        results = _gate_many(ex, [_gate_item(src, name, opts, wl, kernel, ne, sizes, backend)
+                                  for _, _, src in pending], backend)
+    finally:
+        if own:
+            ex.close()
+    for (rec, forced, _), g in zip(pending, results):
+        rec["gate"] = g["stages"]
         if g["ok"]:
             rec["outcome"] = "passed"
             rec["evidence"] = ("the gate passed at the walk's sizes: the precondition is "
-                               "conservative there" if failing else "a valid variant")
+                               "conservative there" if forced else "a valid variant")
         else:
             rec["outcome"] = "failed"
             rec["stage"], rec["evidence"] = g["fail"] or ("correct", "no correct stage ran")
-        out.append(rec)
     return out
 
 
@@ -502,14 +562,10 @@ def _abs_resources(before, delta):
             for k in before}
 
 
-def _gate_all(live, opts, wl, kernel, ne, sizes, backend, expert_path):
+def _gate_all(live, opts, wl, kernel, ne, sizes, backend, expert_path, ex):
     name = os.path.basename(expert_path)
-
-    def one(c):
-        return _gate_source(c.after, name, opts, wl, kernel, ne, sizes, backend)
-
-    with ThreadPoolExecutor(max_workers=max(1, opts.jobs)) as ex:
-        results = list(ex.map(one, live))
+    results = _gate_many(ex, [_gate_item(c.after, name, opts, wl, kernel, ne, sizes, backend)
+                              for c in live], backend)
     for c, r in zip(live, results):
         c.gate = r["stages"]
         c.resources = r["resources"]
@@ -517,29 +573,26 @@ def _gate_all(live, opts, wl, kernel, ne, sizes, backend, expert_path):
             c.stage, c.reason = (r["fail"] or ("correct", "no correct stage ran"))
 
 
-def _measure(accepted, cur: bytes, opts, wl, expert_path):
-    """Paired trials: each accepted candidate (B) against the current state (A)."""
-    from kltrans.gate.run import bench
+def _measure(accepted, cur: bytes, opts, wl, expert_path, ex):
+    """Paired trials: each accepted candidate (B) against the current state (A), one GPU
+    task each (kltrans.gate.tasks.bench_task)."""
+    from kltrans.gate.tasks import bench_task
 
     name = os.path.basename(expert_path)
-    with tempfile.TemporaryDirectory(prefix="kltrans-walk-") as d:
-        a = os.path.join(d, "current_" + name)
-        with open(a, "wb") as f:
-            f.write(cur)
-        for i, c in enumerate(accepted):
-            b = os.path.join(d, f"cand{i}_" + name)
-            with open(b, "wb") as f:
-                f.write(c.after)
-            r = bench(a, b, wl.path, timeout_s=opts.timeout_s)
-            if not r.get("ok"):
-                c.effect = {"ok": False, "reason": f"{r.get('verdict')}: {r.get('reason')}"}
-                continue
-            p = r["paired"]
-            ratios = [1.0 / x for x in p["ratios"]]  # time(simplified) / time(current)
-            c.effect = {"ok": True, "current_ms": p["a"]["ms"], "simplified_ms": p["b"]["ms"],
-                        "slowdown_median": sorted(ratios)[len(ratios) // 2],
-                        "slowdown_trials": ratios, "spread": max(ratios) - min(ratios),
-                        "device": r.get("device"), "size": r.get("size")}
+    items = [{"a_source": cur.decode("utf-8"), "a_name": "current_" + name,
+              "b_source": c.after.decode("utf-8"), "b_name": f"cand{i}_" + name,
+              "workload": wl.path, "timeout_s": opts.timeout_s}
+             for i, c in enumerate(accepted)]
+    for c, r in zip(accepted, ex.get().map(bench_task, items, gpu=True)):
+        if not r.get("ok"):
+            c.effect = {"ok": False, "reason": f"{r.get('verdict')}: {r.get('reason')}"}
+            continue
+        p = r["paired"]
+        ratios = [1.0 / x for x in p["ratios"]]  # time(simplified) / time(current)
+        c.effect = {"ok": True, "current_ms": p["a"]["ms"], "simplified_ms": p["b"]["ms"],
+                    "slowdown_median": sorted(ratios)[len(ratios) // 2],
+                    "slowdown_trials": ratios, "spread": max(ratios) - min(ratios),
+                    "device": r.get("device"), "size": r.get("size")}
 
 
 def _say(opts: WalkOptions, msg: str) -> None:

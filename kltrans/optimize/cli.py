@@ -72,6 +72,8 @@ def register(sub) -> None:
                     help="write the Markdown report here (e.g. docs/RESULTS.md)")
     se.add_argument("--cluster", default=None, metavar="SPEC",
                     help="run the optimizations through an executor: local:N or tcp://HOST:PORT")
+    se.add_argument("--jobs", type=int, default=None, metavar="N",
+                    help="local pool slots (default: one per GPU; CPU backend: the cores)")
     se.add_argument("-q", "--quiet", action="store_true")
     se.set_defaults(func=cmd_experiment)
 

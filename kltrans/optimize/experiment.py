@@ -67,7 +67,7 @@ def optimize_task(item: dict) -> dict:
     out = {"ok": True, "target": t["name"], "kind": t["kind"], "strategy": item["strategy"],
            "seed": item["seed"], "seconds": round(time.perf_counter() - t0, 2),
            "termination": doc["termination"], "final": doc["final"],
-           "accepted": doc["accepted"],
+           "accepted": doc["accepted"], "library": doc["library"],
            "candidates": [{k: c.get(k) for k in ("evaluation", "spec", "site", "verdict",
                                                   "stage", "forced", "card")}
                           for c in doc["candidates"]],
@@ -203,23 +203,29 @@ def run_experiment(args) -> dict:
 
 
 def _map(fn, items, args, backend):
-    if getattr(args, "cluster", None):
-        from kltrans.gate.executor import make_executor
+    """Run the items through the executor (the local pool: one slot per GPU, or per core
+    on the CPU backend; Dask with ``--cluster``); progress as results come back."""
+    from kltrans.gate.executor import ExecutorError, make_executor
 
-        with make_executor(args.cluster, backend) as ex:
-            return ex.map(fn, items, gpu=backend == "cuda")
-    out = []
-    for i, it in enumerate(items, 1):
-        r = fn(it)
-        if not args.quiet and "strategy" in it:
-            ok = r.get("ok")
-            f = r.get("final") or {}
-            print(f"kltrans experiment: [{i}/{len(items)}] {it['target']['name']} "
-                  f"{it['strategy']} seed {it['seed']}: "
-                  + (f"{f.get('accepted')} accepted / {f.get('evaluations')} evaluations"
-                     if ok else f"error: {r.get('reason')}"), file=sys.stderr, flush=True)
-        out.append(r)
-    return out
+    done = [0]
+
+    def report(i, r):
+        done[0] += 1
+        it = items[i]
+        if args.quiet or "strategy" not in it:
+            return
+        f = r.get("final") or {}
+        print(f"kltrans experiment: [{done[0]}/{len(items)}] {it['target']['name']} "
+              f"{it['strategy']} seed {it['seed']}: "
+              + (f"{f.get('accepted')} accepted / {f.get('evaluations')} evaluations"
+                 if r.get("ok") else f"error: {r.get('reason')}"), file=sys.stderr, flush=True)
+
+    try:
+        ex = make_executor(getattr(args, "cluster", None), backend, getattr(args, "jobs", None))
+    except ExecutorError as e:
+        raise ExperimentError(str(e)) from None
+    with ex:
+        return ex.map(fn, items, gpu=backend == "cuda", on_result=report)
 
 
 def _f(v, fmt="{:.2f}"):

@@ -1,0 +1,483 @@
+"""Explaining a difference as a sequence of registered passes.
+
+``explain(a, b, depth=2)`` searches for passes (with their sites and options) that turn A
+into B, comparing units by their diff signature (:func:`kltrans.diff.tree.signature`:
+leaf tokens, comments and formatting aside, pragmas and ``// kltrans:`` lines included).
+
+The search is bidirectional breadth-first: *forward* moves apply a pass to a state
+reached from A; *backward* moves apply a pass to a state reached from B (so "B gives A
+under simplify pass S" is found at depth 1). A forward chain and a backward chain meet at
+a common state; the backward chain is then turned around with each pass's
+``inverse_for(site)`` (the optimize pass configured from the site: that is how option
+values such as an unroll factor are recovered from B), and the whole pipeline is run from
+A and must give B (a pipeline that has not been run is never reported). A move is
+tried:
+
+- for every registered pass whose anchor has sites (``Pass.sites``) that touch the
+  difference between the state and the goal (tokens of a token-level diff, so a pass at a
+  site the two versions share is never tried), and whose preconditions hold there;
+- at all of its sites (what ``kltrans opt -p PASS`` does) and at each site alone
+  (``--site N``);
+- with default options; then, when a level finds nothing, with each option set in turn to
+  each value of its declared domain (``Domain.values()``) at the moves from A and from B.
+
+When no sequence of at most ``depth`` passes gives B, the explanation is the forward
+chain that comes closest, and the residual diff (hunks no pass explains).
+"""
+
+from __future__ import annotations
+
+import bisect
+import difflib
+import time
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from kltrans.diff.tree import lower, signature
+
+if TYPE_CHECKING:  # pragma: no cover
+    from kltrans.diff.core import Diff
+    from kltrans.passes.base import Pass
+    from kltrans.passes.facts import Context
+    from kltrans.syntax import Unit
+
+MAX_VARIANTS = 24  # option variants tried per pass
+
+
+@dataclass
+class Step:
+    """One pass of an explanation: ``spec`` at ``site`` (None: every site)."""
+
+    spec: str
+    site: int | None
+    line: int = 0
+    column: int = 0
+    function: str | None = None
+
+    def to_json(self) -> dict:
+        return {"pass": self.spec, "site": self.site, "line": self.line,
+                "column": self.column, "function": self.function}
+
+    def describe(self) -> str:
+        if self.site is None:
+            return f"{self.spec} (every site)"
+        fn = f" in {self.function}" if self.function else ""
+        return f"{self.spec} at site {self.site} (line {self.line}{fn})"
+
+
+@dataclass
+class Explanation:
+    a_path: str
+    b_path: str
+    exact: bool
+    direction: str  # equal | forward | inverse | mixed | none
+    steps: list[Step]  # applied to A, they give B (verified by running them)
+    inverse_steps: list[Step] = field(default_factory=list)  # applied to B, they give A
+    residual: "Diff | None" = None  # what the steps leave unexplained (None when exact)
+    alternatives: list[list[Step]] = field(default_factory=list)
+    depth: int = 0
+    seconds: float = 0.0
+    tried: int = 0  # pass applications
+    assume: tuple = ()
+    arch: str | None = None
+    kernel: str | None = None
+
+    @property
+    def pipeline(self) -> str:
+        return ",".join(s.spec for s in self.steps)
+
+    def commands(self, a_path: str | None = None, out: str | None = None) -> list[str]:
+        """``kltrans opt`` command lines that turn A into B: one line when every step runs
+        at every site or all steps at the same site, else one line per group of steps
+        (each writing a file the next reads)."""
+        import shlex
+
+        path = a_path or self.a_path
+        if not self.steps:
+            return []
+        groups: list[tuple[int | None, list[Step]]] = []
+        for s in self.steps:
+            if groups and groups[-1][0] == s.site:
+                groups[-1][1].append(s)
+            else:
+                groups.append((s.site, [s]))
+        common = []
+        if self.kernel:
+            common += ["--kernel", self.kernel]
+        if self.arch:
+            common += ["--arch", self.arch]
+        for f in self.assume:
+            common += ["--assume", f]
+        suffix = "." + path.rsplit(".", 1)[-1] if "." in path.rsplit("/", 1)[-1] else ".cu"
+        lines = []
+        src = path
+        for i, (site, steps) in enumerate(groups):
+            argv = ["kltrans", "opt", "-p", ",".join(s.spec for s in steps)]
+            if site is not None:
+                argv += ["--site", str(site)]
+            argv += common + [src]
+            last = i == len(groups) - 1
+            if not last or out:
+                dst = out if last else f"kltrans-explain-{i + 1}{suffix}"
+                argv += ["-o", dst]
+                src = dst
+            lines.append(" ".join(shlex.quote(x) for x in argv))
+        return lines
+
+    def to_json(self) -> dict:
+        d = {"a": self.a_path, "b": self.b_path, "exact": self.exact,
+             "direction": self.direction, "pipeline": self.pipeline,
+             "steps": [s.to_json() for s in self.steps],
+             "inverse_steps": [s.to_json() for s in self.inverse_steps],
+             "commands": self.commands(), "depth": self.depth,
+             "seconds": round(self.seconds, 3), "tried": self.tried,
+             "alternatives": [",".join(s.spec for s in alt) + "".join(
+                 f" [site {s.site}]" for s in alt if s.site is not None) for alt in self.alternatives],
+             "residual": None}
+        if self.residual is not None:
+            r = self.residual.to_json()
+            d["residual"] = {"actions": r["actions"], "hunks": r["hunks"], "stat": r["stat"]}
+        return d
+
+
+# ------------------------------------------------------------------------ search
+@dataclass
+class _Move:
+    pass_: "Pass"
+    site: int | None
+    site_obj: object  # the Site (of the state the move was applied to)
+    line: int
+    column: int
+    function: str | None
+
+    def step(self) -> Step:
+        return Step(self.pass_.spec(), self.site, self.line, self.column, self.function)
+
+
+@dataclass
+class _State:
+    unit: "Unit"
+    chain: list  # [(_Move, the unit the move was applied to)]
+
+
+class _Search:
+    def __init__(self, ctx: "Context", passes: list, deadline: float | None):
+        self.ctx = ctx
+        self.classes = passes
+        self.tried = 0
+        self.deadline = deadline
+
+    # -- the difference between a state and a goal, as byte ranges in the state
+    def changed_ranges(self, unit: "Unit", goal: "Unit") -> list[tuple[int, int]]:
+        ta = _leaves(unit)
+        tb = _leaves(goal)
+        ka = [(n.type, n.label) for n in ta]
+        kb = [(n.type, n.label) for n in tb]
+        out = []
+        sm = difflib.SequenceMatcher(None, ka, kb, autojunk=False)
+        for tag, i1, i2, j1, j2 in sm.get_opcodes():
+            if tag == "equal":
+                continue
+            if i1 < i2:
+                out.append((ta[i1].start, ta[i2 - 1].end))
+            else:
+                lo = ta[i1 - 1].end if i1 > 0 else 0
+                hi = ta[i1].start if i1 < len(ta) else len(unit.source)
+                out.append((lo, hi))
+        return out
+
+    @staticmethod
+    def _touches(unit: "Unit", node, ranges) -> bool:
+        leaves = _leaves(unit)
+        starts = unit._cache.setdefault("diff-leaf-starts", [n.start for n in leaves])
+        i = bisect.bisect_left(starts, node.start_byte)
+        lo = leaves[i - 1].end if i > 0 else 0
+        j = bisect.bisect_left(starts, node.end_byte)
+        hi = leaves[j].start if j < len(leaves) else len(unit.source)
+        return any(s <= hi and lo <= e for s, e in ranges)
+
+    def moves(self, unit: "Unit", goal: "Unit", variants: bool):
+        """(move, new unit) for every pass and site that touches the difference."""
+        from kltrans.passes.manager import run_pass
+
+        ranges = self.changed_ranges(unit, goal)
+        for cls in self.classes:
+            if self.deadline is not None and time.perf_counter() > self.deadline:
+                return
+            base = cls()
+            try:
+                sites = base.sites(unit, self.ctx)
+            except Exception:
+                continue
+            near = [s for s in sites if self._touches(unit, s.node, ranges)]
+            if not near:
+                continue
+            configs = [base]
+            if variants:
+                configs += _variants(cls, base)
+            for p in configs:
+                yield from self._apply(unit, p, sites, near, run_pass)
+
+    def _apply(self, unit, p, sites, near, run_pass):
+        ctx = self.ctx
+        ok = []
+        for s in near:
+            try:
+                if all(v.holds for _, v in p.check(s, ctx)) or ctx.force:
+                    ok.append(s)
+            except Exception:
+                continue
+        if not ok:
+            return
+        first = ok[0]
+        loc = first.location()
+        fn = first.function.name if first.function else None
+        try:
+            self.tried += 1
+            new, rep = run_pass(unit, p, ctx)
+        except Exception:
+            new, rep = unit, None
+        applied = [r for r in rep.sites if r.status == "applied"] if rep else []
+        if applied:
+            yield _Move(p, None, first, loc.line, loc.column, fn), new
+        if len(applied) <= 1 and len(sites) == 1:
+            return
+        for s in ok:
+            try:
+                self.tried += 1
+                new1, rep1 = run_pass(unit, p, ctx, only_site=s.index)
+            except Exception:
+                continue
+            if not rep1.applied or (applied and len(applied) == 1 and new1.source == new.source):
+                continue
+            l1 = s.location()
+            yield _Move(p, s.index, s, l1.line, l1.column,
+                        s.function.name if s.function else None), new1
+
+
+def _leaves(unit: "Unit"):
+    got = unit._cache.get("diff-leaves")
+    if got is None:
+        got = [n for n in lower(unit).nodes if not n.children]
+        unit._cache["diff-leaves"] = got
+    return got
+
+
+def _variants(cls, base) -> list:
+    out = []
+    for spec in cls.options():
+        try:
+            values = spec.domain.values()
+        except Exception:
+            continue
+        for v in values:
+            if v == spec.default:
+                continue
+            try:
+                out.append(cls(**{spec.field: v}))
+            except Exception:
+                continue
+            if len(out) >= MAX_VARIANTS:
+                return out
+    return out
+
+
+def _as_unit(x, path: str) -> "Unit":
+    from kltrans.syntax import Unit, parse
+
+    if isinstance(x, Unit):
+        return x
+    return parse(x, path)
+
+
+def _pass_classes(names: list[str] | None):
+    from kltrans.passes.registry import get_pass, names as all_names
+
+    wanted = names or all_names()
+    return [get_pass(n) for n in wanted]
+
+
+def _invert(move: _Move, before: "Unit", after: "Unit", ctx, run_pass) -> tuple | None:
+    """The step that turns ``after`` (a move's result) back into ``before``: the move's
+    pass's ``inverse_for`` the site, at every site, else at one site."""
+    try:
+        inv = move.pass_.inverse_for(move.site_obj, ctx)
+    except Exception:
+        return None
+    want = signature(before)
+    try:
+        back, rep = run_pass(after, inv, ctx)
+    except Exception:
+        rep = None
+    if rep is not None and rep.applied and signature(back) == want:
+        s = next(r for r in rep.sites if r.status == "applied")
+        return Step(inv.spec(), None, s.line, s.column, s.function), back
+    try:
+        sites = inv.sites(after, ctx)
+    except Exception:
+        return None
+    for s in sites:
+        try:
+            back, rep = run_pass(after, inv, ctx, only_site=s.index)
+        except Exception:
+            continue
+        if rep.applied and signature(back) == want:
+            loc = s.location()
+            return Step(inv.spec(), s.index, loc.line, loc.column,
+                        s.function.name if s.function else None), back
+    return None
+
+
+def _replay(a: "Unit", steps: list[Step], passes: list, ctx, run_pass) -> "Unit | None":
+    """Run the steps from A (as ``kltrans opt`` would)."""
+    unit = a
+    for st, p in zip(steps, passes):
+        try:
+            unit, rep = run_pass(unit, p, ctx, only_site=st.site)
+        except Exception:
+            return None
+        if not rep.applied:
+            return None
+    return unit
+
+
+def explain(a_src, b_src, depth: int = 2, assume: tuple = (), arch: str | None = None,
+            kernel: str | None = None, passes: list[str] | None = None,
+            a_path: str = "A.cu", b_path: str = "B.cu", time_limit: float | None = None,
+            variants: bool = True) -> Explanation:
+    """Search for a pass sequence of at most ``depth`` passes that turns A into B.
+
+    ``a_src``/``b_src``: source text or :class:`~kltrans.syntax.Unit`. ``assume``, ``arch``,
+    ``kernel``: as for ``kltrans opt`` (facts the code does not state). ``passes``: the
+    pass names to use (default: the whole registry).
+    """
+    from kltrans.passes.facts import Context
+    from kltrans.passes.manager import run_pass
+
+    t0 = time.perf_counter()
+    a = _as_unit(a_src, a_path)
+    b = _as_unit(b_src, b_path)
+    ctx = Context.from_strings(tuple(assume), arch, False, kernel)
+    deadline = t0 + time_limit if time_limit else None
+    search = _Search(ctx, _pass_classes(passes), deadline)
+    common = dict(assume=tuple(assume), arch=arch, kernel=kernel, a_path=a_path, b_path=b_path)
+    sa, sb = signature(a), signature(b)
+    if sa == sb:
+        return Explanation(exact=True, direction="equal", steps=[], depth=0,
+                           seconds=time.perf_counter() - t0, **common)
+    fwd = {sa: _State(a, [])}
+    bwd = {sb: _State(b, [])}
+    front_f, front_b = [fwd[sa]], [bwd[sb]]
+    df = db = 0
+    found: list[tuple[list[Step], list[Step], str]] = []
+    while df + db < depth and not found and (front_f or front_b):
+        forward = (df <= db and bool(front_f)) or not front_b
+        frontier = front_f if forward else front_b
+        own, other = (fwd, bwd) if forward else (bwd, fwd)
+        goal = b if forward else a
+        new_front = []
+        meets = []
+        for use_variants in ((False, True) if variants else (False,)):
+            for st in frontier:
+                if use_variants and st.chain:  # option variants only from A and from B
+                    continue
+                for mv, unit in search.moves(st.unit, goal, use_variants):
+                    s = signature(unit)
+                    if s in own:
+                        continue
+                    ns = _State(unit, st.chain + [(mv, st.unit)])
+                    own[s] = ns
+                    new_front.append(ns)
+                    if s in other:
+                        meets.append((ns, other[s]) if forward else (other[s], ns))
+            found = _build(meets, a, b, ctx, run_pass)
+            if found:
+                break
+        if forward:
+            df += 1
+            front_f = new_front
+        else:
+            db += 1
+            front_b = new_front
+    secs = time.perf_counter() - t0
+    if found:
+        steps, inv_steps, direction = found[0]
+        alts = [f[0] for f in found[1:6] if f[0]]
+        return Explanation(exact=True, direction=direction, steps=steps,
+                           inverse_steps=inv_steps, alternatives=alts,
+                           depth=max(len(steps), len(inv_steps)), seconds=secs,
+                           tried=search.tried, **common)
+    # the closest forward state, and what is left
+    from kltrans.diff.core import diff_units
+
+    kb = [(n.type, n.label) for n in _leaves(b)]
+    best, best_r = fwd[sa], difflib.SequenceMatcher(
+        None, [(n.type, n.label) for n in _leaves(a)], kb, autojunk=False).ratio()
+    for s, st in fwd.items():
+        if not st.chain:
+            continue
+        r = difflib.SequenceMatcher(None, [(n.type, n.label) for n in _leaves(st.unit)], kb,
+                                    autojunk=False).ratio()
+        if r > best_r + 1e-9:
+            best, best_r = st, r
+    steps = [mv.step() for mv, _ in best.chain]
+    residual = diff_units(best.unit, b)
+    return Explanation(exact=False, direction="none" if not steps else "forward",
+                       steps=steps, residual=residual, depth=depth,
+                       seconds=time.perf_counter() - t0, tried=search.tried, **common)
+
+
+def _build(meets, a, b, ctx, run_pass) -> list[tuple[list[Step], list[Step], str]]:
+    """Verified pipelines from the meeting points, best first."""
+    out = []
+    seen = set()
+    for fs, bs in meets:
+        f_steps = [mv.step() for mv, _ in fs.chain]
+        f_passes = [mv.pass_ for mv, _ in fs.chain]
+        inv_steps = [mv.step() for mv, _ in bs.chain]  # applied to B, towards A
+        # turn the backward chain around: the last backward move is undone first
+        cur = fs.unit
+        tail_steps, tail_passes, ok = [], [], True
+        for mv, before in reversed(bs.chain):
+            got = _invert(mv, before, cur, ctx, run_pass)
+            if got is None:
+                ok = False
+                break
+            st, cur = got
+            tail_steps.append(st)
+            tail_passes.append(_pass_of(st.spec))
+        if not ok:
+            if not fs.chain:  # B gives A under the backward chain: report it as such
+                out.append(([], inv_steps, "inverse"))
+            continue
+        steps = f_steps + tail_steps
+        key = tuple((s.spec, s.site) for s in steps)
+        if key in seen:
+            continue
+        final = _replay(a, steps, f_passes + tail_passes, ctx, run_pass)
+        if final is None or signature(final) != signature(b):
+            continue
+        seen.add(key)
+        direction = "forward" if not bs.chain else ("inverse" if not fs.chain else "mixed")
+        out.append((steps, inv_steps, direction))
+    rank = {"forward": 0, "inverse": 1, "mixed": 2}
+    # a pipeline that needs no --site, then default options, first
+    out.sort(key=lambda x: (not x[0], rank.get(x[2], 3), _groups(x[0]),
+                            sum(s.site is not None for s in x[0]), len(x[0])))
+    return out
+
+
+def _groups(steps: list[Step]) -> int:
+    """How many ``kltrans opt`` calls the steps need (consecutive steps at one site share
+    one)."""
+    n, last = 0, object()
+    for s in steps:
+        if s.site != last:
+            n, last = n + 1, s.site
+    return n
+
+
+def _pass_of(spec: str):
+    from kltrans.passes.pipeline import parse_pipeline
+
+    return parse_pipeline(spec)[0]

@@ -1,0 +1,139 @@
+"""Gate work as plain-data tasks, for any executor (:mod:`kltrans.gate.executor`).
+
+Each task is a module-level function taking one dict of plain data (kernel source or a
+path on a shared file system, workload path, stages, sizes, seeds...) and returning a
+dict of plain data, so it runs the same in a local pool's worker process and in a Dask
+worker: the compile happens in that process (NVRTC), the correct/profile stages in the
+gate's worker subprocess (:func:`kltrans.gate.worker.run_job`), which inherits the
+process's ``CUDA_VISIBLE_DEVICES``. What a kernel does (a fault, a hang, wrong results)
+is a verdict in the result, never an exception.
+
+Every result carries ``placement``: the host, the process and the CUDA_VISIBLE_DEVICES
+the work ran under.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import tempfile
+import time
+
+
+def placement() -> dict:
+    return {"host": socket.gethostname(), "pid": os.getpid(),
+            "cuda_visible_devices": os.environ.get("CUDA_VISIBLE_DEVICES")}
+
+
+def _materialize(item: dict, d: str, key: str = "source", name_key: str = "name") -> str:
+    """The file to gate: ``item["path"]`` as it is, or the source written under ``d``."""
+    if item.get(key) is None:
+        return item["path"]
+    path = os.path.join(d, item.get(name_key) or "kernel.cu")
+    with open(path, "w", encoding="utf-8", newline="") as f:
+        f.write(item[key])
+    return path
+
+
+def gate_task(item: dict) -> dict:
+    """Gate one kernel. ``item``: ``source`` (text) and ``name`` (its file name), or
+    ``path`` (a file every worker can read); ``workload`` (folder), ``kernel``,
+    ``name_expression``, ``backend``, ``stages`` (default compile, correct), ``arch``,
+    ``sizes``, ``seeds``, ``timeout_s``, ``bench_size``.
+
+    Returns ``ok`` (passed, and the correct stage ran), ``stages`` (stage, status, reason,
+    seconds), ``resources`` (ptxas), ``fail`` ((stage, reason) or None), ``checks``,
+    ``profile`` (when profiled), ``kernel``, ``seconds`` and ``placement``."""
+    from kltrans.gate.run import gate
+
+    t0 = time.perf_counter()
+    stages = tuple(item.get("stages") or ("compile", "correct"))
+    with tempfile.TemporaryDirectory(prefix="kltrans-task-") as d:
+        path = _materialize(item, d)
+        rep = gate(path, item["workload"], item.get("kernel"), item.get("backend", "auto"),
+                   stages, item.get("arch"), item.get("sizes"), item.get("seeds"),
+                   float(item.get("timeout_s", 300.0)), item.get("name_expression"),
+                   item.get("bench_size"))
+    out = {"ok": rep.ok and any(s.stage == "correct" for s in rep.stages),
+           "stages": [{"stage": s.stage, "status": s.status, "reason": s.reason,
+                       "seconds": round(s.seconds, 3)} for s in rep.stages],
+           "resources": None, "fail": None, "checks": None, "kernel": rep.kernel}
+    for s in rep.stages:
+        if s.stage == "compile" and s.data.get("resources"):
+            out["resources"] = s.data["resources"]
+        if s.stage == "correct" and s.data.get("correct"):
+            out["checks"] = s.data["correct"].get("checks")
+        if s.stage == "profile" and s.data.get("profile"):
+            out["profile"] = s.data["profile"]
+    fail = next((s for s in rep.stages if s.status == "fail"), None)
+    if fail is not None:
+        out["fail"] = (fail.stage, fail.reason)
+    out["seconds"] = time.perf_counter() - t0
+    out["placement"] = placement()
+    return out
+
+
+def bench_task(item: dict) -> dict:
+    """Paired A/B trials on the GPU (:func:`kltrans.gate.run.bench`). ``item``:
+    ``a_source``/``a_name`` and ``b_source``/``b_name`` (or ``a_path``/``b_path``),
+    ``workload``, optional ``kernel_a``, ``kernel_b``, ``trials``, ``reps``,
+    ``bench_size``, ``timeout_s``. Returns the bench result (``paired``, ``device``,
+    ``size``; or a verdict) with ``placement``."""
+    from kltrans.gate.run import bench
+
+    with tempfile.TemporaryDirectory(prefix="kltrans-task-") as d:
+        paths = []
+        for side in ("a", "b"):
+            src, name = item.get(f"{side}_source"), item.get(f"{side}_name")
+            if src is None:
+                paths.append(item[f"{side}_path"])
+                continue
+            os.makedirs(os.path.join(d, side))
+            paths.append(_materialize({"source": src, "name": name}, os.path.join(d, side)))
+        out = bench(paths[0], paths[1], item["workload"], item.get("kernel_a"),
+                    item.get("kernel_b"), timeout_s=float(item.get("timeout_s", 600.0)),
+                    trials=int(item.get("trials", 5)), reps=int(item.get("reps", 50)),
+                    bench_size=item.get("bench_size"))
+    out["placement"] = placement()
+    return out
+
+
+def vendor_task(item: dict) -> dict:
+    """Time the workload's vendor (torch) expression at its bench size on the GPU.
+    ``item``: ``workload``, optional ``bench_size``, ``timeout_s``."""
+    from kltrans.gate.worker import run_job
+
+    job = {"kind": "vendor", "workload": item["workload"], "backend": "cuda"}
+    if item.get("bench_size"):
+        job["bench_size"] = item["bench_size"]
+    out = run_job(job, float(item.get("timeout_s", 600.0)))
+    out["placement"] = placement()
+    return out
+
+
+def placement_task(item: dict) -> dict:
+    """Where work runs: this process, and the CUDA_VISIBLE_DEVICES a gate subprocess
+    started from here sees (to check pinning). ``item`` may hold ``sleep_s``."""
+    import subprocess
+    import sys
+
+    if item.get("sleep_s"):
+        time.sleep(float(item["sleep_s"]))
+    p = subprocess.run([sys.executable, "-c",
+                        "import os; print(os.environ.get('CUDA_VISIBLE_DEVICES', ''))"],
+                       capture_output=True, text=True, timeout=60)
+    return {**placement(), "subprocess_cuda_visible_devices": p.stdout.strip() or None,
+            "index": item.get("index")}
+
+
+TASKS = {"gate": gate_task, "bench": bench_task, "vendor": vendor_task,
+         "placement": placement_task}
+
+
+def run_task(item: dict) -> dict:
+    """One map over mixed work: ``item["task"]`` names the task (gate, bench, vendor,
+    placement); the rest of the item is its input."""
+    fn = TASKS.get(item.get("task"))
+    if fn is None:
+        raise ValueError(f"unknown task {item.get('task')!r} (tasks: {', '.join(TASKS)})")
+    return fn(item)

@@ -1,0 +1,6 @@
+__global__ void stage(const float* in, float* out) {
+    __shared__ float tile[256];
+    tile[threadIdx.x] = in[blockIdx.x * 256 + threadIdx.x];
+    __syncthreads();
+    out[blockIdx.x * 256 + threadIdx.x] = tile[255 - threadIdx.x];
+}

@@ -1,0 +1,5 @@
+// kltrans: launch scale grid=ceil_div(n, 256) block=256
+__global__ void scale(float* x, float s, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) x[i] *= s;
+}

@@ -1,0 +1,7 @@
+__global__ void two_outputs(const float* x, float* y, float* z, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    float v = x[i];
+    y[i] = v * 2.0f;
+    z[i] = v + 1.0f;
+}
