@@ -88,21 +88,44 @@ def _names_opt(value: str) -> set | None:
     return NameList.names(value)
 
 
-def _local_targets(site) -> list:
-    """Local pointers restrict-pointers changes: views of a pointer parameter declared
-    among the kernel body's statements, initialized once, never reassigned."""
-    unit, fn = site.unit, site.function
-    params = {p.name for p in _params(site)}
+def _views(unit, fn, params: set) -> list:
+    """The body's top-level local pointers that are views of a pointer parameter:
+    declared among the kernel body's statements, initialized from a parameter, never
+    reassigned (restricted or not)."""
     out = []
     for lp in _local_pointers(unit, fn):
-        if lp.restrict or lp.assigned or lp.decl.parent is None or \
-                lp.decl.parent.id != fn.body.id:
+        if lp.assigned or lp.decl.parent is None or lp.decl.parent.id != fn.body.id:
             continue
         init = lp.decl.child_by_field_name("declarator").child_by_field_name("value")
         if init is not None and any(n.type == "identifier" and unit.text(n) in params
                                     for n in unit.walk(init)):
             out.append(lp)
     return out
+
+
+def _sole_views(unit, fn, params: set) -> list:
+    """The views (``_views``) that are the only view of their parameter: two views of one
+    parameter may overlap, which no ``no_alias`` fact about parameters rules out."""
+    views = _views(unit, fn, params)
+    of = {}
+    for lp in views:
+        init = lp.decl.child_by_field_name("declarator").child_by_field_name("value")
+        ps = {unit.text(n) for n in unit.walk(init) if n.type == "identifier" and
+              unit.text(n) in params}
+        of[lp.name] = ps
+    out = []
+    for lp in views:
+        if not any(of[lp.name] & of[o.name] for o in views if o is not lp):
+            out.append(lp)
+    return out
+
+
+def _local_targets(site) -> list:
+    """Local pointers restrict-pointers changes: unrestricted views of a pointer
+    parameter (``_views``) that are the only view of it."""
+    unit, fn = site.unit, site.function
+    return [lp for lp in _sole_views(unit, fn, {p.name for p in _params(site)})
+            if not lp.restrict]
 
 
 # ------------------------------------------------------------------ preconditions
@@ -158,7 +181,10 @@ class RestrictPointers(Pass):
     It also restricts the local views of pointer parameters: a one-level pointer declared
     among the kernel body's statements, initialized from a parameter and never reassigned
     (``const uint4* dv = reinterpret_cast<const uint4*>(x + head);`` becomes
-    ``const uint4* __restrict__ dv = ...``; ``const`` is never added to a local).
+    ``const uint4* __restrict__ dv = ...``; ``const`` is never added to a local), when it
+    is the only such view of its parameter (two views of one buffer, such as
+    ``counter = scratch`` and ``status = scratch + 1``, may overlap: no ``no_alias`` fact
+    about parameters says otherwise, so they are left alone).
 
     Preconditions: has-targets (some pointer parameter lacks ``__restrict__``), writes-known (no pointer parameter escapes the write
     analysis), no-alias (no two pointer parameters, or restricted locals, overlap: a fact
@@ -188,6 +214,7 @@ class RestrictPointers(Pass):
     )
 
     const: bool = option(True, Bool(), "also make the restricted pointers point to const")
+
     def rewrite(self, site, ctx):
         edits = []
         for p in _targets(site):
@@ -273,8 +300,9 @@ class UnrestrictPointers(Pass):
     as ``x+y`` (the exact inverse of a ``restrict-pointers`` that restricted only some);
     ``locals`` (default ``all``; ``none`` or ``p+q``): which local pointers.
 
-    Round trip: ``restrict-pointers`` restores the parameters and the local views of
-    parameters; a restricted local that is not such a view (a pointer into shared memory)
+    Round trip: ``restrict-pointers`` restores the parameters and the sole local views
+    of parameters; a restricted local that is not such a view (a pointer into shared
+    memory, one declared inside a nested block, or one of two views of a parameter)
     does not come back, so the walk rejects that step.
     """
 

@@ -153,8 +153,10 @@ def test_memory_replays_the_most_similar_other_lineage():
     src = doc["library"]["replay_of"]
     assert src and src != "gelu"
     lineage = json.load(open(os.path.join(CORPUS, src, "lineage", "lineage.json")))
-    want = [t["roundtrip"]["inverse"] for t in reversed(lineage["transitions"])
-            if t["roundtrip"]["ok"]]
+    from kltrans.passes.pipeline import parse_pipeline
+
+    want = [parse_pipeline(t["roundtrip"]["inverse"])[0].spec()
+            for t in reversed(lineage["transitions"]) if t["roundtrip"]["ok"]]
     assert doc["library"]["sequence"] == want
     # it replays in order, preconditions ignored
     assert [c["spec"] for c in doc["candidates"]][:3] == want[:3]
@@ -236,3 +238,23 @@ def test_experiment_runs_every_strategy_through_the_executor(tmp_path):
     assert {"corpus/skills", "heldout/skills"} <= set(doc["aggregate"])
     text = md.read_text()
     assert "| reduce-sum | skills |" in text and (tmp_path / "RESULTS_speedup.svg").exists()
+
+
+def test_experiment_resumes_and_merges(tmp_path):
+    a, b, m = tmp_path / "a", tmp_path / "b", tmp_path / "m"
+    base = ["experiment", CORPUS, "--skills", SKILLS, "--budget", "1", "--backend", "cpu",
+            "--size-limit", "20000", "--strategies", "skills", "--no-corpus", "-q"]
+    assert main(base + ["--only", "gelu", "--out", str(a)]) == 0
+    kept = json.loads((a / "experiment.partial.json").read_text())
+    assert [(r["target"], r["strategy"]) for r in kept["runs"]] == [("gelu", "skills")]
+    # a resumed experiment recomputes nothing it has: the kept run comes back unchanged
+    kept["runs"][0]["seconds"] = -1.0
+    (a / "experiment.partial.json").write_text(json.dumps(kept))
+    assert main(base + ["--only", "gelu", "--out", str(a), "--resume"]) == 0
+    assert json.loads((a / "experiment.json").read_text())["runs"][0]["seconds"] == -1.0
+    assert main(base + ["--only", "swiglu", "--out", str(b)]) == 0
+    assert main(["experiment", "--merge", str(a / "experiment.json"), str(b / "experiment.json"),
+                 "--out", str(m), "-q"]) == 0
+    doc = json.loads((m / "experiment.json").read_text())
+    assert sorted(r["target"] for r in doc["runs"]) == ["gelu", "swiglu"]
+    assert doc["aggregate"]["heldout/skills"]["targets"] == 2

@@ -136,6 +136,15 @@ def _work(job: dict) -> dict:
 
         ha, ca, _ = _load_kernel(backend, job["a"], wl)
         hb, cb, _ = _load_kernel(backend, job["b"], wl)
+        if job.get("check_b"):
+            from kltrans.gate.correct import run_checks
+
+            chk = job["check_b"]
+            res = run_checks(backend, hb, wl, cb, chk.get("sizes") or None, chk.get("seeds"))
+            out["correct"] = res.to_json()
+            if not res.ok:
+                out["ok"] = False
+                return out
         sizes = job.get("bench_size") or wl.bench_size
         env = wl.env(dict(sizes))
         out["paired"] = paired(backend, ha, ca.evaluate(env), hb, cb.evaluate(env), wl, sizes,

@@ -74,6 +74,10 @@ def register(sub) -> None:
                     help="run the optimizations through an executor: local:N or tcp://HOST:PORT")
     se.add_argument("--jobs", type=int, default=None, metavar="N",
                     help="local pool slots (default: one per GPU; CPU backend: the cores)")
+    se.add_argument("--resume", action="store_true",
+                    help="skip the runs already kept in OUT/experiment.partial.json")
+    se.add_argument("--merge", nargs="+", default=None, metavar="JSON",
+                    help="summarize the runs of earlier experiment.json files (no run)")
     se.add_argument("-q", "--quiet", action="store_true")
     se.set_defaults(func=cmd_experiment)
 

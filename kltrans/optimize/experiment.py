@@ -159,10 +159,18 @@ def summarize(runs: list[dict], vendors: dict) -> dict:
     return {"rows": rows, "aggregate": agg}
 
 
+def _key(it: dict) -> tuple:
+    return (it["target"]["name"] if isinstance(it["target"], dict) else it["target"],
+            it["strategy"], it["seed"])
+
+
 def run_experiment(args) -> dict:
     from kltrans.gate.backends import resolve_backend
     from kltrans.syntax.files import atomic_write
 
+    out = args.out or os.path.join("bench", "results")
+    if getattr(args, "merge", None):
+        return _write(args, out, *_merged(args.merge))
     if not os.path.isdir(args.corpus):
         raise ExperimentError(f"{args.corpus}: not a directory")
     if not os.path.isdir(args.skills):
@@ -175,20 +183,73 @@ def run_experiment(args) -> dict:
               "skills": args.skills, "corpus": args.corpus, "backend": backend,
               "size_limit": args.size_limit, "trials": args.trials}
              for t in tg for s in args.strategies for seed in args.seeds]
+    # every finished run is kept in experiment.partial.json at once (atomically), so an
+    # interrupted experiment resumes with --resume and recomputes nothing it reported
+    os.makedirs(out, exist_ok=True)
+    partial = os.path.join(out, "experiment.partial.json")
+    done: dict = {}
+    if getattr(args, "resume", False) and os.path.isfile(partial):
+        try:
+            prev = json.load(open(partial, encoding="utf-8"))
+        except ValueError as e:
+            raise ExperimentError(f"{partial}: cannot resume from it: {e}") from None
+        if (prev.get("budget"), prev.get("backend")) == (args.budget, backend):
+            done = {(r["target"], r["strategy"], r["seed"]): r for r in prev["runs"]}
+    todo = [it for it in items if _key(it) not in done]
     t0 = time.perf_counter()
-    runs = _map(optimize_task, items, args, backend)
+
+    def keep(i, r):
+        done[_key(todo[i])] = r
+        atomic_write(partial, json.dumps({"budget": args.budget, "backend": backend,
+                                          "runs": list(done.values())}) + "\n")
+
+    _map(optimize_task, todo, args, backend, keep)
+    runs = [done[_key(it)] for it in items]
     vendors = {}
     if backend == "cuda":
         vs = _map(vendor_task, [t for t in tg], args, backend)
         vendors = {v["target"]: v for v in vs}
     wall = time.perf_counter() - t0
-    summary = summarize(runs, vendors)
     cmd = "kltrans " + " ".join(sys.argv[1:]) if sys.argv and "experiment" in sys.argv else \
         "kltrans experiment"
-    doc = {"command": cmd, "backend": backend, "budget": args.budget, "seeds": args.seeds,
-           "strategies": args.strategies, "wall_seconds": round(wall, 1), "runs": runs,
-           "vendors": vendors, **summary}
-    out = args.out or os.path.join("bench", "results")
+    meta = {"command": cmd, "backend": backend, "budget": args.budget, "seeds": args.seeds,
+            "strategies": args.strategies, "wall_seconds": round(wall, 1)}
+    return _write(args, out, meta, runs, vendors)
+
+
+def _merged(paths) -> tuple[dict, list, dict]:
+    """Runs and vendor timings of several experiment.json files (later files win)."""
+    runs: dict = {}
+    vendors: dict = {}
+    metas = []
+    for p in paths:
+        try:
+            d = json.load(open(p, encoding="utf-8"))
+        except (OSError, ValueError) as e:
+            raise ExperimentError(f"{p}: cannot read: {e}") from None
+        metas.append(d)
+        for r in d.get("runs") or []:
+            runs[(r["target"], r["strategy"], r["seed"])] = r
+        vendors.update(d.get("vendors") or {})
+    budgets = {m.get("budget") for m in metas}
+    backends = {m.get("backend") for m in metas}
+    if len(budgets) > 1 or len(backends) > 1:
+        raise ExperimentError(f"--merge: the files differ in budget {sorted(map(str, budgets))} "
+                              f"or backend {sorted(map(str, backends))}")
+    meta = {"command": " + ".join(m.get("command", "?") for m in metas) +
+            f"   (merged: kltrans experiment --merge {' '.join(paths)})",
+            "backend": metas[0].get("backend"), "budget": metas[0].get("budget"),
+            "seeds": sorted({s for m in metas for s in m.get("seeds") or []}),
+            "strategies": sorted({s for m in metas for s in m.get("strategies") or []}),
+            "wall_seconds": round(sum(m.get("wall_seconds") or 0 for m in metas), 1)}
+    return meta, list(runs.values()), vendors
+
+
+def _write(args, out: str, meta: dict, runs: list, vendors: dict) -> dict:
+    from kltrans.syntax.files import atomic_write
+
+    summary = summarize(runs, vendors)
+    doc = {**meta, "runs": runs, "vendors": vendors, **summary}
     os.makedirs(out, exist_ok=True)
     atomic_write(os.path.join(out, "experiment.json"), json.dumps(doc, indent=1) + "\n")
     text = render(doc)
@@ -202,7 +263,7 @@ def run_experiment(args) -> dict:
     return doc
 
 
-def _map(fn, items, args, backend):
+def _map(fn, items, args, backend, keep=None):
     """Run the items through the executor (the local pool: one slot per GPU, or per core
     on the CPU backend; Dask with ``--cluster``); progress as results come back."""
     from kltrans.gate.executor import ExecutorError, make_executor
@@ -212,6 +273,8 @@ def _map(fn, items, args, backend):
     def report(i, r):
         done[0] += 1
         it = items[i]
+        if keep is not None:
+            keep(i, r)
         if args.quiet or "strategy" not in it:
             return
         f = r.get("final") or {}

@@ -241,38 +241,51 @@ def _dir_of(corpus: str, name: str) -> str:
 
 
 # ------------------------------------------------------------------ gating
-def _gate(src: bytes, name: str, wl, kernel: str, ne, sizes, backend, opts) -> dict:
+def _gate(src: bytes, name: str, wl, kernel: str, ne, sizes, backend, opts,
+          stages=("compile", "correct")) -> dict:
     from kltrans.gate.run import gate
 
     with tempfile.TemporaryDirectory(prefix="kltrans-opt-") as d:
         path = os.path.join(d, name)
         with open(path, "wb") as f:
             f.write(src)
-        rep = gate(path, wl.path, kernel, backend, ("compile", "correct"), opts.arch, sizes,
+        rep = gate(path, wl.path, kernel, backend, stages, opts.arch, sizes,
                    list(wl.seeds), opts.timeout_s, ne)
     fail = next((s for s in rep.stages if s.status == "fail"), None)
-    stages = [{"stage": s.stage, "status": s.status, "reason": s.reason[:500],
-               "seconds": round(s.seconds, 3)} for s in rep.stages]
-    ok = rep.ok and any(s.stage == "correct" and s.status == "pass" for s in rep.stages)
-    return {"ok": ok, "stages": stages,
+    done = [{"stage": s.stage, "status": s.status, "reason": s.reason[:500],
+             "seconds": round(s.seconds, 3)} for s in rep.stages]
+    ok = rep.ok and all(any(s.stage == st and s.status == "pass" for s in rep.stages)
+                        for st in stages)
+    return {"ok": ok, "stages": done,
             "fail": None if fail is None else [fail.stage, fail.reason[:2000]]}
 
 
-def _paired(a_src: bytes, b_src: bytes, name: str, wl, opts) -> dict:
-    from kltrans.gate.run import bench
+def _paired(a_src: bytes, b_src: bytes, name: str, wl, opts, check=None) -> dict:
+    """B against A, paired; ``check=(sizes, seeds)`` runs B's correct stage first in the
+    same worker (then ``correct`` holds that stage's result)."""
+    from kltrans.gate.run import _stage_results, bench
 
+    correct = None
     with tempfile.TemporaryDirectory(prefix="kltrans-opt-") as d:
         a, b = os.path.join(d, "best_" + name), os.path.join(d, "cand_" + name)
         for path, src in ((a, a_src), (b, b_src)):
             with open(path, "wb") as f:
                 f.write(src)
-        r = bench(a, b, wl.path, timeout_s=opts.timeout_s, trials=opts.trials)
+        r = bench(a, b, wl.path, timeout_s=opts.timeout_s, trials=opts.trials, check_b=check)
+    if check is not None and (r.get("correct") or r.get("verdict")):
+        st = _stage_results(r, ["correct"])[0]
+        correct = {"stage": "correct", "status": st.status, "reason": st.reason[:2000],
+                   "seconds": round(st.seconds, 3)}
+        if st.status != "pass":
+            return {"ok": False, "correct": correct}
     if not r.get("ok"):
         return {"ok": False, "reason": f"{r.get('verdict')}: {r.get('reason')}"}
     p = r["paired"]
     return {"ok": True, "best_ms": p["a"]["ms"], "candidate_ms": p["b"]["ms"],
             "speedup_trials": [round(x, 4) for x in p["ratios"]],
-            "speedup_median": round(p["ratio_median"], 4), "faster": bool(p["b_faster"])}
+            "speedup_median": round(p["ratio_median"], 4), "faster": bool(p["b_faster"]),
+            "reps": p.get("reps"), "device": r.get("device"),
+            **({"correct": correct} if correct is not None else {})}
 
 
 # ------------------------------------------------------------------ the loop
@@ -422,7 +435,9 @@ def run(opts: OptimizeOptions) -> dict:
             evals += 1
             entry["evaluation"] = evals
             entry["after"] = h
-            g = _gate(after.source, name, wl, kernel, ne, sizes, backend, opts)
+            # on a GPU the correct stage runs in the timing's worker (one CUDA start-up)
+            g = _gate(after.source, name, wl, kernel, ne, sizes, backend, opts,
+                      ("compile",) if backend == "cuda" else ("compile", "correct"))
             entry["gate"] = g["stages"]
             entry["seconds"] = round(time.perf_counter() - t0, 3)
             if not g["ok"]:
@@ -430,7 +445,15 @@ def run(opts: OptimizeOptions) -> dict:
                 bar.step(evals, f"rejected ({g['fail'][0]})")
                 continue
             if backend == "cuda":
-                m = _paired(cur, after.source, name, wl, opts)
+                m = _paired(cur, after.source, name, wl, opts, check=(sizes, list(wl.seeds)))
+                entry["seconds"] = round(time.perf_counter() - t0, 3)
+                if m.get("correct"):
+                    entry["gate"].append(m.pop("correct"))
+                    if entry["gate"][-1]["status"] != "pass":
+                        entry.update(verdict="rejected", stage="correct",
+                                     reason=entry["gate"][-1]["reason"])
+                        bar.step(evals, "rejected (correct)")
+                        continue
                 entry["effect"] = m
                 if not m["ok"] or not m["faster"]:
                     entry.update(verdict="rejected", stage="profile",

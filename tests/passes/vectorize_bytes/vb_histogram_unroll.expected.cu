@@ -1,0 +1,65 @@
+// RUN: kltrans opt -p 'vectorize-bytes{unroll=HG_UNROLL,params=col,vec=hg_count_vec,word=hg_count_word}'
+// GATE: corpus/histogram
+// The histogram's scalar grid-stride loop over a capped grid: uint4 units, HG_UNROLL
+// loads in flight, helpers named as in the expert (pointer parameter `col`).
+// kltrans: launch histogram grid=min(ceil_div(n, 65536), 792) block=256
+#include <stdint.h>
+
+#define HG_THREADS 256
+#define HG_BINS 256
+#define HG_UNROLL 4
+
+__device__ __forceinline__ void hg_count_word(unsigned int* col, unsigned int w)
+{
+    atomicAdd(col + (w & 0xffu), 1u);
+    atomicAdd(col + ((w >> 8) & 0xffu), 1u);
+    atomicAdd(col + ((w >> 16) & 0xffu), 1u);
+    atomicAdd(col + (w >> 24), 1u);
+}
+
+__device__ __forceinline__ void hg_count_vec(unsigned int* col, uint4 v)
+{
+    hg_count_word(col, v.x);
+    hg_count_word(col, v.y);
+    hg_count_word(col, v.z);
+    hg_count_word(col, v.w);
+}
+
+extern "C" __global__ void
+histogram(const uint8_t* data, unsigned int* bins, int n)
+{
+    const size_t count = n > 0 ? (size_t)n : 0;
+    const size_t tid = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    const size_t nthreads = (size_t)gridDim.x * blockDim.x;
+
+    // bytes before the first 16-byte boundary, whole uint4s, then a tail of < 16 bytes
+    size_t head = (16u - ((uintptr_t)data & 15u)) & 15u;
+    if (head > count) {
+        head = count;
+    }
+    const size_t nvec = (count - head) / 16;
+    const size_t tail_start = head + nvec * 16;
+    const uint4* dv = reinterpret_cast<const uint4*>(data + head);
+
+    size_t i = tid;
+    for (; i + (HG_UNROLL - 1) * nthreads < nvec; i += HG_UNROLL * nthreads) {
+        uint4 v[HG_UNROLL];
+#pragma unroll
+        for (int u = 0; u < HG_UNROLL; ++u) {
+            v[u] = dv[i + u * nthreads];
+        }
+#pragma unroll
+        for (int u = 0; u < HG_UNROLL; ++u) {
+            hg_count_vec(bins, v[u]);
+        }
+    }
+    for (; i < nvec; i += nthreads) {
+        hg_count_vec(bins, dv[i]);
+    }
+    if (tid < head) {
+        atomicAdd(bins + (unsigned int)data[tid], 1u);
+    }
+    if (tid < count - tail_start) {
+        atomicAdd(bins + (unsigned int)data[tail_start + tid], 1u);
+    }
+}

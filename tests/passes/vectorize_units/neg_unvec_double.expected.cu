@@ -1,0 +1,54 @@
+// RUN: kltrans opt -p 'scalarize-units' --assume 'no_alias(*)' --site 1
+// CHECK-SKIP: element-type: points to double
+// double4 vectors (32 bytes): not a form vectorize-units writes.
+// kltrans: launch copy_units_f64 grid=ceil_div(n, BLOCK * UNITS * 4) block=BLOCK
+#include <stdint.h>
+
+#define BLOCK 256
+#define UNITS 4
+
+extern "C" __global__ void copy_units_f64(const double* x, double* y, int n)
+{
+    const int tid = threadIdx.x;
+    const int base = blockIdx.x * (BLOCK * UNITS * 4);
+    const bool aligned = base + BLOCK * UNITS * 4 <= n &&
+                         (((uintptr_t)x | (uintptr_t)y) & 15) == 0;
+    double r[UNITS][4];
+    if (aligned) {
+        const double4* src = reinterpret_cast<const double4*>(x + base);
+        for (int u = 0; u < UNITS; u++) {
+            const double4 q = src[u * BLOCK + tid];
+            r[u][0] = q.x;
+            r[u][1] = q.y;
+            r[u][2] = q.z;
+            r[u][3] = q.w;
+        }
+    } else {
+        for (int u = 0; u < UNITS; u++) {
+            for (int j = 0; j < 4; j++) {
+                const int i = base + 4 * (u * BLOCK + tid) + j;
+                r[u][j] = i < n ? x[i] : 0.0;
+            }
+        }
+    }
+    if (aligned) {
+        double4* dst = reinterpret_cast<double4*>(y + base);
+        for (int u = 0; u < UNITS; u++) {
+            double4 q;
+            q.x = r[u][0];
+            q.y = r[u][1];
+            q.z = r[u][2];
+            q.w = r[u][3];
+            dst[u * BLOCK + tid] = q;
+        }
+    } else {
+        for (int u = 0; u < UNITS; u++) {
+            for (int j = 0; j < 4; j++) {
+                const int i = base + 4 * (u * BLOCK + tid) + j;
+                if (i < n) {
+                    y[i] = r[u][j];
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,86 @@
+// RUN: kltrans opt -p 'warp-block-scan{warps=SC_WARPS}' --assume 'no_alias(*)'
+// GATE: corpus/scan
+// The scan expert's tile with its int4 fast paths still in place (the unit starts are
+// read from the scalar fallback of the load).
+// kltrans: launch scan grid=ceil_div(n, 16384) block=256
+#include <stdint.h>
+
+#define SC_THREADS 256
+#define SC_WARPS (SC_THREADS / 32)
+#define SC_UNITS 16                        // int4 per thread
+#define SC_WARP_ITEMS (32 * SC_UNITS * 4)  // 2048 elements per warp
+#define SC_TILE (SC_WARPS * SC_WARP_ITEMS) // 16384 elements per tile
+
+extern "C" __global__ void
+scan(const int* __restrict__ in, int* __restrict__ out, int n,
+     unsigned long long* __restrict__ scratch)
+{
+    const size_t count = n > 0 ? (size_t)n : 0;
+    const unsigned int tile = blockIdx.x;
+    const int lane = threadIdx.x & 31;
+    const int warp = threadIdx.x >> 5;
+    const size_t tile_base = (size_t)tile * SC_TILE;
+    const size_t warp_base = tile_base + (size_t)warp * SC_WARP_ITEMS;
+    const bool vec_ok = tile_base + SC_TILE <= count &&
+                        (((uintptr_t)in | (uintptr_t)out) & 15u) == 0;
+
+    // unit u = k * 32 + lane of the warp's 2048 elements covers elements 4u .. 4u + 3
+    unsigned int v[SC_UNITS][4];
+    if (vec_ok) {
+        const int4* __restrict__ src = reinterpret_cast<const int4*>(in + warp_base);
+        for (int k = 0; k < SC_UNITS; ++k) {
+            const int4 t = src[k * 32 + lane];
+            v[k][0] = (unsigned int)t.x;
+            v[k][1] = (unsigned int)t.y;
+            v[k][2] = (unsigned int)t.z;
+            v[k][3] = (unsigned int)t.w;
+        }
+    } else {
+        for (int k = 0; k < SC_UNITS; ++k) {
+            for (int j = 0; j < 4; ++j) {
+                const size_t i = warp_base + 4 * (size_t)(k * 32 + lane) + j;
+                v[k][j] = i < count ? (unsigned int)in[i] : 0u;
+            }
+        }
+    }
+
+    // every thread sums what comes before each of its units, and before the tile
+    unsigned int excl[SC_UNITS];
+    for (int k = 0; k < SC_UNITS; ++k) {
+        v[k][1] += v[k][0];
+        v[k][2] += v[k][1];
+        v[k][3] += v[k][2];
+        excl[k] = 0u;
+        for (size_t i = tile_base; i < warp_base + 4 * (size_t)(k * 32 + lane); ++i) {
+            excl[k] += i < count ? (unsigned int)in[i] : 0u;
+        }
+    }
+    unsigned int prefix = 0u;
+    for (size_t i = 0; i < tile_base; ++i) {
+        prefix += (unsigned int)in[i];
+    }
+    const unsigned int base = prefix;
+
+    if (vec_ok) {
+        int4* __restrict__ dst = reinterpret_cast<int4*>(out + warp_base);
+        for (int k = 0; k < SC_UNITS; ++k) {
+            const unsigned int b = base + excl[k];
+            int4 t;
+            t.x = (int)(b + v[k][0]);
+            t.y = (int)(b + v[k][1]);
+            t.z = (int)(b + v[k][2]);
+            t.w = (int)(b + v[k][3]);
+            dst[k * 32 + lane] = t;
+        }
+    } else {
+        for (int k = 0; k < SC_UNITS; ++k) {
+            const unsigned int b = base + excl[k];
+            for (int j = 0; j < 4; ++j) {
+                const size_t i = warp_base + 4 * (size_t)(k * 32 + lane) + j;
+                if (i < count) {
+                    out[i] = (int)(b + v[k][j]);
+                }
+            }
+        }
+    }
+}
