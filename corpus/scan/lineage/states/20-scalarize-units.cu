@@ -55,6 +55,7 @@ extern "C" __global__ void
 scan(const int* __restrict__ in, int* __restrict__ out, int n,
      unsigned long long* __restrict__ scratch)
 {
+    __shared__ unsigned int s_tile;
     __shared__ unsigned int s_warp_total[SC_WARPS];
     __shared__ unsigned int s_prefix;
 
@@ -62,7 +63,11 @@ scan(const int* __restrict__ in, int* __restrict__ out, int n,
     unsigned long long* status = scratch + 1;
     const size_t count = n > 0 ? (size_t)n : 0;
 
-    const unsigned int tile = blockIdx.x;
+    if (threadIdx.x == 0) {
+        s_tile = (unsigned int)atomicAdd(counter, 1ull);
+    }
+    __syncthreads();
+    const unsigned int tile = s_tile;
     const int lane = threadIdx.x & 31;
     const int warp = threadIdx.x >> 5;
     const size_t tile_base = (size_t)tile * SC_TILE;
@@ -75,21 +80,10 @@ scan(const int* __restrict__ in, int* __restrict__ out, int n,
 
     // unit u = k * 32 + lane of the warp's 2048 elements covers elements 4u .. 4u + 3
     unsigned int v[SC_UNITS][4];
-    if (vec_ok) {
-        const int4* __restrict__ src = reinterpret_cast<const int4*>(in + warp_base);
-        for (int k = 0; k < SC_UNITS; ++k) {
-            const int4 t = src[k * 32 + lane];
-            v[k][0] = (unsigned int)t.x;
-            v[k][1] = (unsigned int)t.y;
-            v[k][2] = (unsigned int)t.z;
-            v[k][3] = (unsigned int)t.w;
-        }
-    } else {
-        for (int k = 0; k < SC_UNITS; ++k) {
-            for (int j = 0; j < 4; ++j) {
-                const size_t i = warp_base + 4 * (size_t)(k * 32 + lane) + j;
-                v[k][j] = i < count ? (unsigned int)in[i] : 0u;
-            }
+    for (int k = 0; k < SC_UNITS; ++k) {
+        for (int j = 0; j < 4; ++j) {
+            const size_t i = warp_base + 4 * (size_t)(k * 32 + lane) + j;
+            v[k][j] = i < count ? (unsigned int)in[i] : 0u;
         }
     }
 
@@ -134,25 +128,12 @@ scan(const int* __restrict__ in, int* __restrict__ out, int n,
     __syncthreads();
     const unsigned int base = s_prefix + warp_prefix;
 
-    if (vec_ok) {
-        int4* __restrict__ dst = reinterpret_cast<int4*>(out + warp_base);
-        for (int k = 0; k < SC_UNITS; ++k) {
-            const unsigned int b = base + excl[k];
-            int4 t;
-            t.x = (int)(b + v[k][0]);
-            t.y = (int)(b + v[k][1]);
-            t.z = (int)(b + v[k][2]);
-            t.w = (int)(b + v[k][3]);
-            dst[k * 32 + lane] = t;
-        }
-    } else {
-        for (int k = 0; k < SC_UNITS; ++k) {
-            const unsigned int b = base + excl[k];
-            for (int j = 0; j < 4; ++j) {
-                const size_t i = warp_base + 4 * (size_t)(k * 32 + lane) + j;
-                if (i < count) {
-                    out[i] = (int)(b + v[k][j]);
-                }
+    for (int k = 0; k < SC_UNITS; ++k) {
+        const unsigned int b = base + excl[k];
+        for (int j = 0; j < 4; ++j) {
+            const size_t i = warp_base + 4 * (size_t)(k * 32 + lane) + j;
+            if (i < count) {
+                out[i] = (int)(b + v[k][j]);
             }
         }
     }

@@ -19,9 +19,10 @@
 __device__ __forceinline__ void hg_count_word(unsigned int* col, unsigned int w)
 {
     // col points at counter [0][lane]; bin b lives at col[b * 32]
-    atomicAdd(col + ((w & 0xffu) << 5), 1u);
-    for (int i = 8; i < 24; i += 8) atomicAdd(col + (((w >> i) & 0xffu) << 5), 1u);
-    atomicAdd(col + ((w >> 24) << 5), 1u);
+    atomicAdd(col + (w & 0xffu), 1u);
+    atomicAdd(col + ((w >> 8) & 0xffu), 1u);
+    atomicAdd(col + ((w >> 16) & 0xffu), 1u);
+    atomicAdd(col + (w >> 24), 1u);
 }
 
 __device__ __forceinline__ void hg_count_vec(unsigned int* col, uint4 v)
@@ -35,15 +36,6 @@ __device__ __forceinline__ void hg_count_vec(unsigned int* col, uint4 v)
 extern "C" __global__ void
 histogram(const uint8_t* data, unsigned int* bins, int n)
 {
-    __shared__ unsigned int counts[HG_BINS * 32];  // [bin][lane]
-
-    for (int i = threadIdx.x; i < HG_BINS * 32; i += blockDim.x) {
-        counts[i] = 0u;
-    }
-    __syncthreads();
-
-    const int lane = threadIdx.x & 31;
-    unsigned int* col = counts + lane;
     const size_t count = n > 0 ? (size_t)n : 0;
     const size_t tid = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     const size_t nthreads = (size_t)gridDim.x * blockDim.x;
@@ -66,31 +58,16 @@ histogram(const uint8_t* data, unsigned int* bins, int n)
         }
 #pragma unroll
         for (int u = 0; u < HG_UNROLL; ++u) {
-            hg_count_vec(col, v[u]);
+            hg_count_vec(bins, v[u]);
         }
     }
     for (; i < nvec; i += nthreads) {
-        hg_count_vec(col, dv[i]);
+        hg_count_vec(bins, dv[i]);
     }
     if (tid < head) {
-        atomicAdd(col + ((unsigned int)data[tid] << 5), 1u);
+        atomicAdd(bins + (unsigned int)data[tid], 1u);
     }
     if (tid < count - tail_start) {
-        atomicAdd(col + ((unsigned int)data[tail_start + tid] << 5), 1u);
-    }
-    __syncthreads();
-
-    // merge: thread b sums the 32 columns of bin b (rotated, so a warp's reads hit 32
-    // different banks), one global atomic per non-empty bin
-    for (int b = threadIdx.x; b < HG_BINS; b += blockDim.x) {
-        const unsigned int* row = counts + b * 32;
-        unsigned int total = 0u;
-#pragma unroll
-        for (int l = 0; l < 32; ++l) {
-            total += row[(l + b) & 31];
-        }
-        if (total != 0u) {
-            atomicAdd(bins + b, total);
-        }
+        atomicAdd(bins + (unsigned int)data[tail_start + tid], 1u);
     }
 }
