@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# The H200 experiment of issue 9 in chunks that fit the device's 10-minute calls.
+#
+# Each device call (kind nvidia-h200-x2, carry [".whl", "bench/experiment"]):
+#   bash tools/experiment-gpu.sh run        # resumes from bench/experiment/, stops before 560 s
+# then here, after each call:
+#   bash tools/experiment-gpu.sh keep DIR   # DIR = the call's files_at: keeps its partial runs
+# and when every target is done (the run prints "complete"):
+#   bash tools/experiment-gpu.sh report DIR # docs/RESULTS.md, bench/results/experiment.*
+#
+# bench/experiment/ is ignored by git (.git/info/exclude): it only carries the runs kept so
+# far (experiment.partial.json) from one call to the next; every run is written there the
+# moment it finishes, so a call cut short loses at most the runs in flight.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+EXP=bench/experiment
+case "${1:-}" in
+  run)
+    bash tools/gpu-run.sh setup >/dev/null
+    export PYTHONPATH=/tmp/site:$PWD PYTHONUNBUFFERED=1
+    mkdir -p "$OUT"
+    [ -f "$EXP/experiment.partial.json" ] && cp "$EXP/experiment.partial.json" "$OUT/"
+    rc=0
+    timeout --signal=INT 560 python3 -m kltrans experiment corpus --budget 30 --seeds 0 \
+      --backend cuda --cluster "local:$(nvidia-smi -L | wc -l)" --out "$OUT" --resume -q || rc=$?
+    if [ "$rc" = 0 ]; then echo "complete"; else echo "stopped (rc $rc): run again to resume"; fi
+    python3 -c "import json,sys; d=json.load(open('$OUT/experiment.partial.json')); print(len(d['runs']), 'runs kept')" ;;
+  keep)
+    grep -qx '/bench/experiment/' .git/info/exclude 2>/dev/null || echo '/bench/experiment/' >> .git/info/exclude
+    mkdir -p "$EXP" && cp "${2:?files_at of the call}/experiment.partial.json" "$EXP/" ;;
+  report)
+    cp "${2:?files_at of the last call}/experiment.json" bench/results/experiment.json
+    .venv/bin/kltrans experiment --merge bench/results/experiment.json --out bench/results \
+      --results docs/RESULTS.md ;;
+  *)
+    echo "usage: tools/experiment-gpu.sh run | keep DIR | report DIR" >&2; exit 2 ;;
+esac
