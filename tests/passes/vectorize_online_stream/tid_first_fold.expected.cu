@@ -1,0 +1,66 @@
+// RUN: kltrans opt -p 'vectorize-online-stream{unroll=2,flag=aligned,add4=fold4,restrict=false}' --assume reassoc
+// GATE: corpus/softmax
+// threadIdx.x + blockDim.x * blockIdx.x, a flag spelled with %, two loads in flight,
+// other helper names.
+// kltrans: launch softmax grid=ceil_div(rows, 128) block=128
+#include <stdint.h>
+
+#define BLOCK 128
+
+// add four values to a running (max, sum) pair
+__device__ __forceinline__ void fold4(float& m, float& s, float4 v)
+{
+    const float mx = fmaxf(fmaxf(v.x, v.y), fmaxf(v.z, v.w));
+    if (mx > m) {
+        s = s == 0.0f ? 0.0f : s * expf(m - mx);
+        m = mx;
+    }
+    s += (expf(v.x - m) + expf(v.y - m)) + (expf(v.z - m) + expf(v.w - m));
+}
+
+__device__ __forceinline__ void fold1(float& m, float& s, float v)
+{
+    if (v > m) {
+        s = s == 0.0f ? 0.0f : s * expf(m - v);
+        m = v;
+    }
+    s += expf(v - m);
+}
+
+extern "C" __global__ void softmax(const float* x, float* y, int rows, int cols)
+{
+    const int r = threadIdx.x + blockDim.x * blockIdx.x;
+    if (r >= rows) {
+        return;
+    }
+    const float* xr = x + (size_t)r * cols;
+    float* yr = y + (size_t)r * cols;
+    const bool aligned = cols % 4 == 0 && ((uintptr_t)x % 16) == 0;
+    float m = -INFINITY;
+    float s = 0.0f;
+    if (aligned) {
+        const float4* xv = reinterpret_cast<const float4*>(xr);
+        const int nv = cols >> 2;
+        int c = 0;
+        for (; c + (2 - 1) * 1 < nv; c += 2 * 1) {
+            float4 t[2];
+            for (int u = 0; u < 2; ++u) {
+                t[u] = xv[c + u * 1];
+            }
+            for (int u = 0; u < 2; ++u) {
+                fold4(m, s, t[u]);
+            }
+        }
+        for (; c < nv; c += 1) {
+            fold4(m, s, xv[c]);
+        }
+    } else {
+        for (int c = 0; c < cols; c += 1) {
+            fold1(m, s, xr[c]);
+        }
+    }
+    const float inv = 1.0f / s;
+    for (int c = 0; c < cols; ++c) {
+        yr[c] = expf(xr[c] - m) * inv;
+    }
+}
