@@ -14,7 +14,6 @@
 extern "C" __global__ void __launch_bounds__(RS_THREADS)
 reduce_sum(const float* __restrict__ x, float* __restrict__ out, int n)
 {
-    __shared__ float warp_sums[RS_THREADS / 32];
 
     const size_t count = n > 0 ? (size_t)n : 0;
     const size_t tid = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
@@ -33,9 +32,8 @@ reduce_sum(const float* __restrict__ x, float* __restrict__ out, int n)
     size_t i = tid;
     for (; i + (RS_UNROLL - 1) * nthreads < nvec; i += RS_UNROLL * nthreads) {
         float4 v[RS_UNROLL];
-#pragma unroll
         for (int u = 0; u < RS_UNROLL; ++u) {
-            v[u] = xv[i + u * nthreads];
+            v[u] = __ldg(xv + i + u * nthreads);
         }
 #pragma unroll
         for (int u = 0; u < RS_UNROLL; ++u) {
@@ -47,32 +45,12 @@ reduce_sum(const float* __restrict__ x, float* __restrict__ out, int n)
         acc += (v.x + v.y) + (v.z + v.w);
     }
     if (tid < head) {
-        acc += x[tid];
+        acc += __ldg(x + tid);
     }
     if (tid < count - tail_start) {
         acc += __ldg(x + tail_start + tid);
     }
 
     // warp, then block reduction
-#pragma unroll
-    for (int off = 16; off > 0; off >>= 1) {
-        acc += __shfl_xor_sync(0xffffffffu, acc, off);
-    }
-    const int lane = threadIdx.x & 31;
-    const int warp = threadIdx.x >> 5;
-    if (lane == 0) {
-        warp_sums[warp] = acc;
-    }
-    __syncthreads();
-    if (warp == 0) {
-        const int nwarps = (blockDim.x + 31) >> 5;
-        float s = lane < nwarps ? warp_sums[lane] : 0.0f;
-#pragma unroll
-        for (int off = 16; off > 0; off >>= 1) {
-            s += __shfl_xor_sync(0xffffffffu, s, off);
-        }
-        if (lane == 0) {
-            atomicAdd(out, s);
-        }
-    }
+    atomicAdd(out, acc);
 }
