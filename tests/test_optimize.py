@@ -260,3 +260,27 @@ def test_experiment_resumes_and_merges(tmp_path):
     doc = json.loads((m / "experiment.json").read_text())
     assert sorted(r["target"] for r in doc["runs"]) == ["gelu", "swiglu"]
     assert doc["aggregate"]["heldout/skills"]["targets"] == 2
+
+
+def test_menu_falls_back_to_declared_defaults_where_evidence_values_fail(tmp_path):
+    """add-launch-bounds' evidence (taken from the experts' own block sizes) does not hold
+    on gelu's naive kernel; the pass's declared defaults do, and the offer leads with them."""
+    from kltrans.optimize.retrieve import configured, option_choices
+    from kltrans.passes.facts import Context
+    from kltrans.passes.registry import get_pass
+    from kltrans.syntax import parse
+
+    path = os.path.join(HELD, "gelu", "naive.cu")
+    unit = parse(open(path, "rb").read(), path)
+    ctx = Context.from_strings(("no_alias(*)", "aligned(*,16)"), None, False, "gelu_naive")
+    [card] = [c for c in load_library(SKILLS) if c.id == "add-launch-bounds"]
+    cls = get_pass(card.pass_name)
+    evidence = configured(cls, {c.name: c.default for c in option_choices(cls, card.data)})
+    [site] = evidence.sites(unit, ctx)
+    assert not all(v.holds for _, v in evidence.check(site, ctx))  # the fallback is needed
+    from kltrans.workload.spec import load_workload
+
+    target = workload_profile(load_workload(os.path.join(HELD, "gelu")))
+    menu = build_menu(unit, ctx, [card], target, {})
+    assert len(menu) == 1
+    assert {o.name: o.default for o in menu[0].options} == cls().option_values()

@@ -198,6 +198,14 @@ def option_choices(cls, card: dict | None, limit: int = 6) -> tuple[OptionChoice
     return tuple(out)
 
 
+def _first(c: OptionChoice, value) -> OptionChoice:
+    """``c`` with ``value`` offered first and as its default."""
+    import dataclasses
+
+    vals = (value,) + tuple(v for v in c.values if not (v == value and type(v) is type(value)))
+    return dataclasses.replace(c, values=vals, default=value)
+
+
 def configured(cls, values: dict):
     """An instance of pass class ``cls`` with option ``values`` (by option name)."""
     fields = {o.name: o.field for o in cls.options()}
@@ -219,8 +227,8 @@ def build_menu(unit, ctx, cards: list[Card], target: dict, profiles: dict,
             if rejected is not None:
                 rejected.append({"card": card.id, "site": None, "reason": why})
             continue
-        choices = option_choices(cls, card.data)
-        p = configured(cls, {c.name: c.default for c in choices})
+        base = option_choices(cls, card.data)
+        p = configured(cls, {c.name: c.default for c in base})
         try:
             sites = p.sites(unit, ctx)
         except Exception as e:  # a broken pass must not stop the search
@@ -229,8 +237,18 @@ def build_menu(unit, ctx, cards: list[Card], target: dict, profiles: dict,
                                  "reason": f"anchor: {type(e).__name__}: {e}"})
             continue
         rank, parts = score(card, target, profiles)
+        # preconditions may read options (a named array, a width): where the evidence
+        # values fail at a site, the pass's declared defaults are tried before giving up
+        alt = configured(cls, {})
         for s in sites:
+            p, choices = configured(cls, {c.name: c.default for c in base}), base
             failing = [(pre, v) for pre, v in p.check(s, ctx) if not v.holds]
+            if failing and alt.option_values() != p.option_values():
+                s_alt = s.__class__(s.unit, s.match, s.function, s.index, alt)
+                if all(v.holds for _, v in alt.check(s_alt, ctx)):
+                    p, s, failing = alt, s_alt, []
+                    dflt = alt.option_values()
+                    choices = tuple(_first(c, dflt[c.name]) for c in base)
             loc = s.location()
             where = f"{loc.path}:{loc.line}:{loc.column}"
             if failing:
