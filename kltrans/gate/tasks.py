@@ -77,7 +77,8 @@ def bench_task(item: dict) -> dict:
     """Paired A/B trials on the GPU (:func:`kltrans.gate.run.bench`). ``item``:
     ``a_source``/``a_name`` and ``b_source``/``b_name`` (or ``a_path``/``b_path``),
     ``workload``, optional ``kernel_a``, ``kernel_b``, ``trials``, ``reps``,
-    ``bench_size``, ``timeout_s``. Returns the bench result (``paired``, ``device``,
+    ``bench_size``, ``timeout_s``, ``check_b`` ((sizes, seeds): B's correct stage first, in
+    the same worker). Returns the bench result (``paired``, ``device``,
     ``size``; or a verdict) with ``placement``."""
     from kltrans.gate.run import bench
 
@@ -93,7 +94,7 @@ def bench_task(item: dict) -> dict:
         out = bench(paths[0], paths[1], item["workload"], item.get("kernel_a"),
                     item.get("kernel_b"), timeout_s=float(item.get("timeout_s", 600.0)),
                     trials=int(item.get("trials", 5)), reps=int(item.get("reps", 50)),
-                    bench_size=item.get("bench_size"))
+                    bench_size=item.get("bench_size"), check_b=item.get("check_b"))
     out["placement"] = placement()
     return out
 

@@ -79,33 +79,30 @@ def optimize_task(item: dict) -> dict:
 
 def _final_timing(t: dict, final_src: str, item: dict) -> dict:
     """Final against naive (and expert), paired, side by side."""
-    import tempfile
-
-    from kltrans.gate.run import bench
+    from kltrans.gate.tasks import bench_task
 
     res = {}
-    with tempfile.TemporaryDirectory(prefix="kltrans-exp-") as d:
-        f = os.path.join(d, "final_" + os.path.basename(t["naive"]))
-        with open(f, "w", encoding="utf-8") as fh:
-            fh.write(final_src)
-        for key in ("naive", "expert"):
-            if not t.get(key):
-                continue
-            r = bench(t[key], f, t["path"], trials=item.get("trials", 5))
-            if not r.get("ok"):
-                res[key] = {"ok": False, "reason": f"{r.get('verdict')}: {r.get('reason')}"}
-                continue
-            p = r["paired"]
-            res[key] = {"ok": True, "ms": p["a"]["ms"], "final_ms": p["b"]["ms"],
-                        "speedup_median": p["ratio_median"], "trials": p["ratios"]}
+    for key in ("naive", "expert"):
+        if not t.get(key):
+            continue
+        r = bench_task({"a_path": t[key], "b_source": final_src,
+                        "b_name": "final_" + os.path.basename(t["naive"]),
+                        "workload": t["path"], "trials": item.get("trials", 5)})
+        if not r.get("ok"):
+            res[key] = {"ok": False, "reason": f"{r.get('verdict')}: {r.get('reason')}"}
+            continue
+        p = r["paired"]
+        res[key] = {"ok": True, "ms": p["a"]["ms"], "final_ms": p["b"]["ms"],
+                    "speedup_median": p["ratio_median"], "trials": p["ratios"]}
     return res
 
 
-def vendor_task(item: dict) -> dict:
-    from kltrans.gate.worker import run_job
+def target_vendor_task(t: dict) -> dict:
+    """The vendor timing of one target (:func:`kltrans.gate.tasks.vendor_task`)."""
+    from kltrans.gate.tasks import vendor_task
 
-    out = run_job({"kind": "vendor", "workload": item["path"], "backend": "cuda"}, 600)
-    return {"target": item["name"], "vendor": out.get("vendor"), "reason": out.get("reason")}
+    out = vendor_task({"workload": t["path"]})
+    return {"target": t["name"], "vendor": out.get("vendor"), "reason": out.get("reason")}
 
 
 def _geo(xs):
@@ -207,7 +204,7 @@ def run_experiment(args) -> dict:
     runs = [done[_key(it)] for it in items]
     vendors = {}
     if backend == "cuda":
-        vs = _map(vendor_task, [t for t in tg], args, backend)
+        vs = _map(target_vendor_task, tg, args, backend)
         vendors = {v["target"]: v for v in vs}
     wall = time.perf_counter() - t0
     cmd = "kltrans " + " ".join(sys.argv[1:]) if sys.argv and "experiment" in sys.argv else \

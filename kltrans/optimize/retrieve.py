@@ -123,7 +123,8 @@ def similarity(a: dict, b: dict) -> float:
 
 
 def corpus_profiles(corpus_root: str | None) -> dict[str, dict]:
-    """Profiles of the corpus workloads (by name), for similarity to card evidence."""
+    """Profiles of the corpus workloads (by name, each with its folder ``path``), for
+    similarity to card evidence and for finding their lineages."""
     from kltrans.workload.spec import SpecError, load_workload
 
     out = {}
@@ -137,7 +138,7 @@ def corpus_profiles(corpus_root: str | None) -> dict[str, dict]:
             wl = load_workload(p)
         except (SpecError, OSError):
             continue
-        out[wl.name] = workload_profile(wl)
+        out[wl.name] = {**workload_profile(wl), "path": p}
     return out
 
 

@@ -24,7 +24,6 @@ import json
 import os
 import random
 import sys
-import tempfile
 import time
 from dataclasses import dataclass, field
 
@@ -197,7 +196,7 @@ class MemoryProposer:
         for name, prof in corpus_profiles(corpus).items():
             if name == target_name:
                 continue
-            path = os.path.join(corpus, _dir_of(corpus, name), "lineage", "lineage.json")
+            path = os.path.join(prof["path"], "lineage", "lineage.json")
             try:
                 doc = json.load(open(path, encoding="utf-8"))
             except (OSError, ValueError):
@@ -212,66 +211,48 @@ class MemoryProposer:
         if best is not None:
             self.similarity, self.source, specs = best
             self.sequence = [parse_pipeline(s)[0] for s in specs]
-        self.pos = 0
-        self.round = 1
+        # the sequence in order at site 1, then again at site 2, then at site 3
+        self.plan = [(p, site) for site in (1, 2, 3) for p in self.sequence]
 
     def propose(self, unit, ctx, state, tried):
-        while self.round <= 3 and self.sequence:
-            while self.pos < len(self.sequence):
-                p = self.sequence[self.pos]
-                self.pos += 1
-                return Proposal(p, self.round, True,
-                                {"pass": p.name, "replay_of": self.source, "replay_site": self.round})
-            self.pos, self.round = 0, self.round + 1
-        return None
-
-
-def _dir_of(corpus: str, name: str) -> str:
-    for d in os.listdir(corpus):
-        if os.path.isfile(os.path.join(corpus, d, "workload.yaml")):
-            try:
-                import yaml
-
-                if (yaml.safe_load(open(os.path.join(corpus, d, "workload.yaml"))) or {}).get(
-                        "name") == name:
-                    return d
-            except (OSError, ValueError):
-                continue
-    return name
+        if not self.plan:
+            return None
+        p, site = self.plan.pop(0)
+        return Proposal(p, site, True, {"pass": p.name, "replay_of": self.source,
+                                        "replay_site": site})
 
 
 # ------------------------------------------------------------------ gating
 def _gate(src: bytes, name: str, wl, kernel: str, ne, sizes, backend, opts,
           stages=("compile", "correct")) -> dict:
-    from kltrans.gate.run import gate
+    """The requested gate stages on one source (:func:`kltrans.gate.tasks.gate_task`);
+    ``ok`` when every one of them ran and passed."""
+    from kltrans.gate.tasks import gate_task
 
-    with tempfile.TemporaryDirectory(prefix="kltrans-opt-") as d:
-        path = os.path.join(d, name)
-        with open(path, "wb") as f:
-            f.write(src)
-        rep = gate(path, wl.path, kernel, backend, stages, opts.arch, sizes,
-                   list(wl.seeds), opts.timeout_s, ne)
-    fail = next((s for s in rep.stages if s.status == "fail"), None)
-    done = [{"stage": s.stage, "status": s.status, "reason": s.reason[:500],
-             "seconds": round(s.seconds, 3)} for s in rep.stages]
-    ok = rep.ok and all(any(s.stage == st and s.status == "pass" for s in rep.stages)
-                        for st in stages)
-    return {"ok": ok, "stages": done,
-            "fail": None if fail is None else [fail.stage, fail.reason[:2000]]}
+    r = gate_task({"source": src.decode("utf-8"), "name": name, "workload": wl.path,
+                   "kernel": kernel, "name_expression": ne, "backend": backend,
+                   "stages": list(stages), "arch": opts.arch, "sizes": sizes,
+                   "seeds": list(wl.seeds), "timeout_s": opts.timeout_s})
+    ok = r["fail"] is None and all(any(d["stage"] == st and d["status"] == "pass"
+                                       for d in r["stages"]) for st in stages)
+    for d in r["stages"]:
+        d["reason"] = d["reason"][:500]
+    return {"ok": ok, "stages": r["stages"],
+            "fail": None if r["fail"] is None else [r["fail"][0], r["fail"][1][:2000]]}
 
 
 def _paired(a_src: bytes, b_src: bytes, name: str, wl, opts, check=None) -> dict:
-    """B against A, paired; ``check=(sizes, seeds)`` runs B's correct stage first in the
-    same worker (then ``correct`` holds that stage's result)."""
-    from kltrans.gate.run import _stage_results, bench
+    """B against A, paired (:func:`kltrans.gate.tasks.bench_task`); ``check=(sizes,
+    seeds)`` runs B's correct stage first in the same worker (then ``correct`` holds that
+    stage's result)."""
+    from kltrans.gate.run import _stage_results
+    from kltrans.gate.tasks import bench_task
 
+    r = bench_task({"a_source": a_src.decode("utf-8"), "a_name": "best_" + name,
+                    "b_source": b_src.decode("utf-8"), "b_name": "cand_" + name,
+                    "workload": wl.path, "timeout_s": opts.timeout_s, "trials": opts.trials,
+                    "check_b": check})
     correct = None
-    with tempfile.TemporaryDirectory(prefix="kltrans-opt-") as d:
-        a, b = os.path.join(d, "best_" + name), os.path.join(d, "cand_" + name)
-        for path, src in ((a, a_src), (b, b_src)):
-            with open(path, "wb") as f:
-                f.write(src)
-        r = bench(a, b, wl.path, timeout_s=opts.timeout_s, trials=opts.trials, check_b=check)
     if check is not None and (r.get("correct") or r.get("verdict")):
         st = _stage_results(r, ["correct"])[0]
         correct = {"stage": "correct", "status": st.status, "reason": st.reason[:2000],
