@@ -3,7 +3,10 @@
 #
 # Each device call (kind nvidia-h200-x2, carry [".whl", "bench/experiment"]):
 #   bash tools/experiment-gpu.sh run        # resumes from bench/experiment/, stops before 560 s
-#                                           # (EXP_SECONDS=N for a shorter call)
+#                                           # (EXP_SECONDS=N for a shorter call; SLOTS_PER_GPU=K
+#                                           # searches share each GPU, default 3: their start-up
+#                                           # and compiles overlap, and the per-GPU lock keeps
+#                                           # every correctness run and timing alone on the GPU)
 # then here, after each call:
 #   bash tools/experiment-gpu.sh keep DIR   # DIR = the call's files_at: keeps its partial runs
 # and when every target is done (the run prints "complete"):
@@ -22,8 +25,9 @@ case "${1:-}" in
     mkdir -p "$OUT"
     [ -f "$EXP/experiment.partial.json" ] && cp "$EXP/experiment.partial.json" "$OUT/"
     rc=0
+    ngpu=$(nvidia-smi -L | wc -l)
     timeout --signal=INT "${EXP_SECONDS:-560}" python3 -m kltrans experiment corpus --budget 30 --seeds 0 \
-      --backend cuda --cluster "local:$(nvidia-smi -L | wc -l)" --out "$OUT" --resume -q || rc=$?
+      --backend cuda --jobs $(( ngpu * ${SLOTS_PER_GPU:-3} )) --out "$OUT" --resume -q || rc=$?
     if [ "$rc" = 0 ]; then echo "complete"; else echo "stopped (rc $rc): run again to resume"; fi
     python3 -c "import json,sys; d=json.load(open('$OUT/experiment.partial.json')); print(len(d['runs']), 'runs kept')" ;;
   keep)

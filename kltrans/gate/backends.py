@@ -85,6 +85,9 @@ class CudaBackend:
         self.arch = f"sm_{major}{minor}"
         self.l2_bytes = self._check(cu.cuDeviceGetAttribute(
             cu.CUdevice_attribute.CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE, self.dev))
+        bus = self._check(cu.cuDeviceGetPCIBusId(64, self.dev))
+        self.pci_bus_id = (bus.split(b"\0")[0].decode() if isinstance(bus, bytes)
+                           else str(bus)).strip() or f"ordinal-{device}"
 
     def _check(self, result):
         cu = self.cu

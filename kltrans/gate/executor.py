@@ -13,7 +13,11 @@ subprocess (:func:`kltrans.gate.worker.run_job`) inherits that process's environ
 the cuda backend there is one slot per visible GPU, each pinned with
 ``CUDA_VISIBLE_DEVICES=<its gpu>`` before anything initializes CUDA (``jobs`` slots, if
 given, share the GPUs round-robin, but a ``gpu`` task still has its GPU to itself); on
-the CPU backend ``jobs`` slots (default: the CPU cores).
+the CPU backend ``jobs`` slots (default: the CPU cores). The gate's own workers also take
+a per-GPU lock (:mod:`kltrans.gate.devlock`) for everything they run on the GPU, so the
+walk and the experiment map with ``gpu=False`` and let several slots share a GPU: one
+slot's start-up and compiles overlap another's GPU work, and no two runs or timings
+share a GPU.
 
 ``cluster="local:N"``: a Dask cluster on this machine (N worker processes, one thread
 each; on the cuda backend each worker pinned to one GPU and declaring the resource

@@ -186,8 +186,15 @@ def profile(backend, fn, wl, launch, sizes: dict, reps: int = 50, trials: int = 
 
 
 def paired(backend, fn_a, launch_a, fn_b, launch_b, wl, sizes: dict, reps: int = 50,
-           trials: int = 5, warmup: int = 5) -> dict:
-    """Interleaved trials of A and B on the same inputs; ratio = time A / time B per trial."""
+           trials: int = 5, warmup: int = 5, side_ms: float = 1500.0,
+           stop_when_slower: bool = False) -> dict:
+    """Interleaved trials of A and B on the same inputs; ratio = time A / time B per trial.
+
+    Slow kernels (a naive one can take 100 ms and more) get fewer repetitions: each side
+    of a trial stays near ``side_ms``, with at least 5 repetitions. ``stop_when_slower``:
+    stop after the first trial in which B is not faster -- for a caller that accepts B
+    only if it is faster in every trial, the remaining trials cannot change the verdict
+    (``trials_run`` says how many ran)."""
     setup = Setup(backend, wl, sizes)
     try:
         for _ in range(warmup):
@@ -196,11 +203,9 @@ def paired(backend, fn_a, launch_a, fn_b, launch_b, wl, sizes: dict, reps: int =
                     backend.memset(b, 0)
                 backend.launch(fn, *launch, setup.args)
         backend.synchronize()
-        # slow kernels (a naive one can take 100 ms and more) get fewer repetitions: each
-        # side of a trial stays near 1.5 s, with at least 5 repetitions
         one = max(time_trial(backend, fn_a, setup, launch_a, 1),
                   time_trial(backend, fn_b, setup, launch_b, 1))
-        reps = max(5, min(reps, int(1500.0 / max(one, 1e-3))))
+        reps = max(5, min(reps, int(side_ms / max(one, 1e-3))))
         ta, tb = [], []
         for t in range(trials):
             order = ((fn_a, launch_a, ta), (fn_b, launch_b, tb))
@@ -208,6 +213,8 @@ def paired(backend, fn_a, launch_a, fn_b, launch_b, wl, sizes: dict, reps: int =
                 order = order[::-1]
             for fn, launch, acc in order:
                 acc.append(time_trial(backend, fn, setup, launch, reps))
+            if stop_when_slower and ta[-1] / tb[-1] <= 1.0:
+                break
     finally:
         setup.close()
     bw = copy_bandwidth(backend)
@@ -217,4 +224,5 @@ def paired(backend, fn_a, launch_a, fn_b, launch_b, wl, sizes: dict, reps: int =
             "ratios": ratios, "ratio_median": statistics.median(ratios),
             "b_faster": all(r > 1.0 for r in ratios),
             "b_no_slower": all(r >= 0.99 for r in ratios), "reps": reps,
+            "trials_run": len(ratios),
             "copy_bandwidth_gbps": bw / 1e9}

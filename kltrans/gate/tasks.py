@@ -78,7 +78,8 @@ def bench_task(item: dict) -> dict:
     ``a_source``/``a_name`` and ``b_source``/``b_name`` (or ``a_path``/``b_path``),
     ``workload``, optional ``kernel_a``, ``kernel_b``, ``trials``, ``reps``,
     ``bench_size``, ``timeout_s``, ``check_b`` ((sizes, seeds): B's correct stage first, in
-    the same worker). Returns the bench result (``paired``, ``device``,
+    the same worker), ``side_ms``, ``stop_when_slower`` (:func:`kltrans.gate.profile.paired`).
+    Returns the bench result (``paired``, ``device``,
     ``size``; or a verdict) with ``placement``."""
     from kltrans.gate.run import bench
 
@@ -94,7 +95,9 @@ def bench_task(item: dict) -> dict:
         out = bench(paths[0], paths[1], item["workload"], item.get("kernel_a"),
                     item.get("kernel_b"), timeout_s=float(item.get("timeout_s", 600.0)),
                     trials=int(item.get("trials", 5)), reps=int(item.get("reps", 50)),
-                    bench_size=item.get("bench_size"), check_b=item.get("check_b"))
+                    bench_size=item.get("bench_size"), check_b=item.get("check_b"),
+                    side_ms=float(item.get("side_ms", 1500.0)),
+                    stop_when_slower=bool(item.get("stop_when_slower")))
     out["placement"] = placement()
     return out
 

@@ -81,74 +81,117 @@ def _plain(o):
 def main() -> int:
     job = json.loads(sys.stdin.read())
     out: dict = {"ok": False}
+    phases: dict = {}
+    t0 = time.perf_counter()
     try:
-        out = _work(job)
+        out = _work(job, phases)
     except Exception as e:  # everything becomes data for the parent
         from kltrans.gate.backends import BackendError
 
         kind = e.kind if isinstance(e, BackendError) else type(e).__name__
         out = {"ok": False, "verdict": "error", "kind": kind, "reason": str(e)[-3000:],
                "traceback": traceback.format_exc()[-3000:]}
+    phases["total"] = time.perf_counter() - t0
+    out["phases"] = {k: round(v, 4) for k, v in phases.items()}
     sys.stdout.write(json.dumps(out, default=_plain) + "\n")
     sys.stdout.flush()
     return 0
 
 
-def _work(job: dict) -> dict:
+class _Phases:
+    """Wall seconds per phase of a job (``phases`` in its result): where a worker's time
+    goes -- start-up, compiles, waiting for the GPU, work on the GPU."""
+
+    def __init__(self, acc: dict):
+        self.acc = acc
+        self.t = time.perf_counter()
+
+    def mark(self, name: str) -> None:
+        now = time.perf_counter()
+        self.acc[name] = self.acc.get(name, 0.0) + now - self.t
+        self.t = now
+
+
+def _work(job: dict, phases: dict | None = None) -> dict:
+    import contextlib
+
     from kltrans.gate.backends import CpuBackend, CudaBackend
+    from kltrans.gate.devlock import gpu_lock, pci_bus_id
     from kltrans.workload.spec import load_workload
 
+    ph = _Phases({} if phases is None else phases)
     wl = load_workload(job["workload"])
     if job["kind"] == "vendor":
         from kltrans.gate.vendor import time_vendor
 
         if not wl.vendor:
             return {"ok": False, "verdict": "error", "reason": f"{wl.name} has no vendor expression"}
-        return {"ok": True, "vendor": time_vendor(wl, dict(job.get("bench_size") or wl.bench_size))}
+        key = pci_bus_id(0)
+        ph.mark("setup")
+        with gpu_lock(key, ph.acc):
+            ph.t = time.perf_counter()
+            res = time_vendor(wl, dict(job.get("bench_size") or wl.bench_size))
+            ph.mark("gpu")
+        return {"ok": True, "vendor": res}
     if job["backend"] == "cuda":
         backend = CudaBackend(job.get("device", 0))
+        device = gpu_lock(backend.pci_bus_id, ph.acc)  # held for everything that runs on it
     else:
         backend = CpuBackend(seed=job.get("emulator_seed", 0), timeout_s=job.get("launch_timeout", 60))
+        device = contextlib.nullcontext()
     out: dict = {"ok": True, "backend": backend.name, "device": backend.device_name}
+    ph.mark("setup")
     if job["kind"] == "gate":
         handle, contract, info = _load_kernel(backend, job, wl)
         out.update(info)
-        if "correct" in job["stages"]:
-            from kltrans.gate.correct import run_checks
+        ph.mark("compile")
+        with device:
+            ph.t = time.perf_counter()
+            if "correct" in job["stages"]:
+                from kltrans.gate.correct import run_checks
 
-            sizes = job.get("sizes") or None
-            res = run_checks(backend, handle, wl, contract, sizes, job.get("seeds"))
-            out["correct"] = res.to_json()
-            if not res.ok:
-                out["ok"] = False
-                return out
-        if "profile" in job["stages"] and backend.name == "cuda":
-            from kltrans.gate.profile import profile
+                sizes = job.get("sizes") or None
+                res = run_checks(backend, handle, wl, contract, sizes, job.get("seeds"))
+                out["correct"] = res.to_json()
+                ph.mark("correct")
+                if not res.ok:
+                    out["ok"] = False
+                    return out
+            if "profile" in job["stages"] and backend.name == "cuda":
+                from kltrans.gate.profile import profile
 
-            sizes = job.get("bench_size") or wl.bench_size
-            launch = contract.evaluate(wl.env(dict(sizes)))
-            t = profile(backend, handle, wl, launch, sizes, reps=job.get("reps", 50),
-                        trials=job.get("trials", 3))
-            out["profile"] = {"size": sizes, **t.to_json()}
+                sizes = job.get("bench_size") or wl.bench_size
+                launch = contract.evaluate(wl.env(dict(sizes)))
+                t = profile(backend, handle, wl, launch, sizes, reps=job.get("reps", 50),
+                            trials=job.get("trials", 3))
+                out["profile"] = {"size": sizes, **t.to_json()}
+                ph.mark("profile")
         return out
     if job["kind"] == "bench":
         from kltrans.gate.profile import paired
 
         ha, ca, _ = _load_kernel(backend, job["a"], wl)
         hb, cb, _ = _load_kernel(backend, job["b"], wl)
-        if job.get("check_b"):
-            from kltrans.gate.correct import run_checks
+        ph.mark("compile")
+        with device:
+            ph.t = time.perf_counter()
+            if job.get("check_b"):
+                from kltrans.gate.correct import run_checks
 
-            chk = job["check_b"]
-            res = run_checks(backend, hb, wl, cb, chk.get("sizes") or None, chk.get("seeds"))
-            out["correct"] = res.to_json()
-            if not res.ok:
-                out["ok"] = False
-                return out
-        sizes = job.get("bench_size") or wl.bench_size
-        env = wl.env(dict(sizes))
-        out["paired"] = paired(backend, ha, ca.evaluate(env), hb, cb.evaluate(env), wl, sizes,
-                               reps=job.get("reps", 50), trials=job.get("trials", 5))
+                chk = job["check_b"]
+                res = run_checks(backend, hb, wl, cb, chk.get("sizes") or None, chk.get("seeds"))
+                out["correct"] = res.to_json()
+                ph.mark("correct")
+                if not res.ok:
+                    out["ok"] = False
+                    return out
+            sizes = job.get("bench_size") or wl.bench_size
+            env = wl.env(dict(sizes))
+            out["paired"] = paired(backend, ha, ca.evaluate(env), hb, cb.evaluate(env), wl,
+                                   sizes, reps=job.get("reps", 50), trials=job.get("trials", 5),
+                                   side_ms=float(job.get("side_ms", 1500.0)),
+                                   stop_when_slower=bool(job.get("stop_when_slower")))
+            ph.mark("profile")
         out["size"] = sizes
         return out
     raise ValueError(f"unknown job kind {job['kind']!r}")

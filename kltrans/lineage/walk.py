@@ -249,7 +249,10 @@ def _gate_result(r: dict) -> dict:
 def _gate_many(ex, items: list, backend: str) -> list[dict]:
     from kltrans.gate.tasks import gate_task
 
-    return [_gate_result(r) for r in ex.get().map(gate_task, items, gpu=backend == "cuda")]
+    # no whole-task GPU reservation: the gate worker holds the per-GPU lock
+    # (kltrans.gate.devlock) while it runs on the GPU, so more --jobs than GPUs overlap
+    # start-up and compiles without sharing a GPU during a run
+    return [_gate_result(r) for r in ex.get().map(gate_task, items, gpu=False)]
 
 
 class _LazyExecutor:
@@ -583,7 +586,7 @@ def _measure(accepted, cur: bytes, opts, wl, expert_path, ex):
               "b_source": c.after.decode("utf-8"), "b_name": f"cand{i}_" + name,
               "workload": wl.path, "timeout_s": opts.timeout_s}
              for i, c in enumerate(accepted)]
-    for c, r in zip(accepted, ex.get().map(bench_task, items, gpu=True)):
+    for c, r in zip(accepted, ex.get().map(bench_task, items, gpu=False)):  # devlock
         if not r.get("ok"):
             c.effect = {"ok": False, "reason": f"{r.get('verdict')}: {r.get('reason')}"}
             continue

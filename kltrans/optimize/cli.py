@@ -42,6 +42,9 @@ def register(sub) -> None:
                     help="gate only test sizes with at most N elements")
     so.add_argument("--seed", type=int, default=0)
     so.add_argument("--trials", type=int, default=5, help="paired trials per timing (GPU)")
+    so.add_argument("--trial-ms", type=float, default=300.0, metavar="MS",
+                    help="GPU time per side of a paired trial; slow kernels get fewer "
+                         "repetitions (at least 5) (default: 300)")
     so.add_argument("-o", "--output", default=None, metavar="OUT", help="write the optimized kernel")
     so.add_argument("--log", default=None, metavar="FILE", help="write the trajectory (JSON)")
     so.add_argument("--json", action="store_true", help="print the trajectory as JSON")
@@ -67,13 +70,18 @@ def register(sub) -> None:
     se.add_argument("--backend", choices=("cuda", "cpu", "auto"), default="auto")
     se.add_argument("--size-limit", type=int, default=None, metavar="N")
     se.add_argument("--trials", type=int, default=5)
+    se.add_argument("--trial-ms", type=float, default=300.0, metavar="MS",
+                    help="GPU time per side of a paired trial (default: 300)")
     se.add_argument("--out", default=None, metavar="DIR", help="raw JSON (default bench/results)")
     se.add_argument("--results", default=None, metavar="FILE",
                     help="write the Markdown report here (e.g. docs/RESULTS.md)")
     se.add_argument("--cluster", default=None, metavar="SPEC",
                     help="run the optimizations through an executor: local:N or tcp://HOST:PORT")
     se.add_argument("--jobs", type=int, default=None, metavar="N",
-                    help="local pool slots (default: one per GPU; CPU backend: the cores)")
+                    help="local pool slots (default: one per GPU; CPU backend: the cores); "
+                         "more slots than GPUs overlap one search's start-up and compiles "
+                         "with another's GPU work, and a per-GPU lock keeps every "
+                         "correctness run and timing alone on its GPU")
     se.add_argument("--resume", action="store_true",
                     help="skip the runs already kept in OUT/experiment.partial.json")
     se.add_argument("--merge", nargs="+", default=None, metavar="JSON",
@@ -94,7 +102,7 @@ def cmd_optimize(args) -> int:
         time_budget=args.time_budget, strategy=args.strategy, filler=args.filler,
         backend=args.backend, kernel_name=args.kernel_name, exclude_own=args.exclude_own,
         seed=args.seed, arch=args.arch, assume=tuple(args.assume), size_limit=args.size_limit,
-        trials=args.trials, llm_base_url=args.llm_base_url, llm_model=args.llm_model,
+        trials=args.trials, trial_ms=args.trial_ms, llm_base_url=args.llm_base_url, llm_model=args.llm_model,
         llm_timeout=args.llm_timeout, llm_retries=args.llm_retries, fallback=args.fallback,
         progress=not args.quiet)
     try:

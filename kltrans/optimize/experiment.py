@@ -57,7 +57,8 @@ def optimize_task(item: dict) -> dict:
                            budget=item["budget"], strategy=item["strategy"],
                            backend=item["backend"], exclude_own=t["kind"] == "corpus",
                            seed=item["seed"], size_limit=item.get("size_limit"),
-                           trials=item.get("trials", 5), progress=False)
+                           trials=item.get("trials", 5), trial_ms=item.get("trial_ms", 300.0),
+                           progress=False)
     t0 = time.perf_counter()
     try:
         doc = run(opts)
@@ -69,7 +70,8 @@ def optimize_task(item: dict) -> dict:
            "termination": doc["termination"], "final": doc["final"],
            "accepted": doc["accepted"], "library": doc["library"],
            "candidates": [{k: c.get(k) for k in ("evaluation", "spec", "site", "verdict",
-                                                  "stage", "forced", "card")}
+                                                  "stage", "forced", "card", "seconds",
+                                                  "phases")}
                           for c in doc["candidates"]],
            "events": doc["events"]}
     if item["backend"] == "cuda":
@@ -87,7 +89,8 @@ def _final_timing(t: dict, final_src: str, item: dict) -> dict:
             continue
         r = bench_task({"a_path": t[key], "b_source": final_src,
                         "b_name": "final_" + os.path.basename(t["naive"]),
-                        "workload": t["path"], "trials": item.get("trials", 5)})
+                        "workload": t["path"], "trials": item.get("trials", 5),
+                        "side_ms": item.get("trial_ms", 300.0)})
         if not r.get("ok"):
             res[key] = {"ok": False, "reason": f"{r.get('verdict')}: {r.get('reason')}"}
             continue
@@ -178,7 +181,8 @@ def run_experiment(args) -> dict:
         raise ExperimentError("no target selected")
     items = [{"target": t, "strategy": s, "seed": seed, "budget": args.budget,
               "skills": args.skills, "corpus": args.corpus, "backend": backend,
-              "size_limit": args.size_limit, "trials": args.trials}
+              "size_limit": args.size_limit, "trials": args.trials,
+              "trial_ms": args.trial_ms}
              for t in tg for s in args.strategies for seed in args.seeds]
     # every finished run is kept in experiment.partial.json at once (atomically), so an
     # interrupted experiment resumes with --resume and recomputes nothing it reported
@@ -285,7 +289,10 @@ def _map(fn, items, args, backend, keep=None):
     except ExecutorError as e:
         raise ExperimentError(str(e)) from None
     with ex:
-        return ex.map(fn, items, gpu=backend == "cuda", on_result=report)
+        # no whole-task GPU reservation: a search spends much of its time off the GPU
+        # (start-up, compiles, host references), and its gate workers take the per-GPU
+        # lock (kltrans.gate.devlock) for every run and timing on the GPU
+        return ex.map(fn, items, gpu=False, on_result=report)
 
 
 def _f(v, fmt="{:.2f}"):

@@ -52,6 +52,7 @@ class OptimizeOptions:
     assume: tuple = ()
     size_limit: int | None = None
     trials: int = 5
+    trial_ms: float = 300.0  # GPU time per side of a paired trial (slow kernels: fewer reps)
     llm_base_url: str | None = None
     llm_model: str | None = None
     llm_timeout: float = 60.0
@@ -251,21 +252,25 @@ def _paired(a_src: bytes, b_src: bytes, name: str, wl, opts, check=None) -> dict
     r = bench_task({"a_source": a_src.decode("utf-8"), "a_name": "best_" + name,
                     "b_source": b_src.decode("utf-8"), "b_name": "cand_" + name,
                     "workload": wl.path, "timeout_s": opts.timeout_s, "trials": opts.trials,
-                    "check_b": check})
+                    "check_b": check, "side_ms": opts.trial_ms,
+                    # a candidate is kept only if faster in every trial: after the first
+                    # trial it loses, the others cannot change that
+                    "stop_when_slower": True})
     correct = None
     if check is not None and (r.get("correct") or r.get("verdict")):
         st = _stage_results(r, ["correct"])[0]
         correct = {"stage": "correct", "status": st.status, "reason": st.reason[:2000],
                    "seconds": round(st.seconds, 3)}
         if st.status != "pass":
-            return {"ok": False, "correct": correct}
+            return {"ok": False, "correct": correct, "phases": r.get("phases")}
     if not r.get("ok"):
-        return {"ok": False, "reason": f"{r.get('verdict')}: {r.get('reason')}"}
+        return {"ok": False, "reason": f"{r.get('verdict')}: {r.get('reason')}",
+                "phases": r.get("phases")}
     p = r["paired"]
     return {"ok": True, "best_ms": p["a"]["ms"], "candidate_ms": p["b"]["ms"],
             "speedup_trials": [round(x, 4) for x in p["ratios"]],
             "speedup_median": round(p["ratio_median"], 4), "faster": bool(p["b_faster"]),
-            "reps": p.get("reps"), "device": r.get("device"),
+            "reps": p.get("reps"), "device": r.get("device"), "phases": r.get("phases"),
             **({"correct": correct} if correct is not None else {})}
 
 
@@ -428,6 +433,7 @@ def run(opts: OptimizeOptions) -> dict:
             if backend == "cuda":
                 m = _paired(cur, after.source, name, wl, opts, check=(sizes, list(wl.seeds)))
                 entry["seconds"] = round(time.perf_counter() - t0, 3)
+                entry["phases"] = m.pop("phases", None)  # the timing worker's, in seconds
                 if m.get("correct"):
                     entry["gate"].append(m.pop("correct"))
                     if entry["gate"][-1]["status"] != "pass":
