@@ -284,3 +284,34 @@ def test_menu_falls_back_to_declared_defaults_where_evidence_values_fail(tmp_pat
     menu = build_menu(unit, ctx, [card], target, {})
     assert len(menu) == 1
     assert {o.name: o.default for o in menu[0].options} == cls().option_values()
+
+
+def test_summary_takes_expert_fraction_and_vendor_ratio_from_the_target_baseline():
+    """GPU runs are timed against the naive kernel; the expert is timed against the naive
+    kernel once per target, and the fraction of expert speed is the ratio of the two."""
+    from kltrans.optimize.experiment import summarize
+
+    def run(target, strategy, timing, accepted=()):
+        return {"ok": True, "target": target, "kind": "corpus", "strategy": strategy,
+                "seed": 0, "termination": {"kind": "budget"},
+                "final": {"evaluations": 5, "accepted": len(accepted), "rejected": 3,
+                          "speedup_vs_start": 2.0 if accepted else 1.0},
+                "accepted": list(accepted), "timing": timing}
+
+    runs = [run("w", "skills", {"naive": {"ok": True, "ms": 8.0, "final_ms": 4.0,
+                                          "speedup_median": 2.0}},
+                [{"evaluation": 2, "speedup_vs_start": 1.9, "spec": "p"}]),
+            run("w", "blind", {"naive": {"ok": True, "identical": True,
+                                         "speedup_median": 1.0}})]
+    base = {"w": {"target": "w", "vendor": {"ms": 2.0},
+                  "expert": {"ok": True, "naive_ms": 8.0, "expert_ms": 1.0,
+                             "speedup_median": 8.0}}}
+    rows = {r["strategy"]: r for r in summarize(runs, base)["rows"]}
+    assert rows["skills"]["expert_fraction"] == pytest.approx(0.25)
+    assert rows["skills"]["over_vendor"] == pytest.approx(0.5)      # 2 ms / 4 ms
+    assert rows["skills"]["evals_to_90"] == 2
+    assert rows["blind"]["speedup"] == 1.0                          # nothing accepted
+    assert rows["blind"]["expert_fraction"] == pytest.approx(0.125)
+    assert rows["blind"]["over_vendor"] == pytest.approx(0.25)      # 2 ms / 8 ms (naive)
+    # without a baseline there is no fraction, rather than a made-up one
+    assert summarize(runs, {})["rows"][0]["expert_fraction"] is None

@@ -26,7 +26,7 @@ case "${1:-}" in
     [ -f "$EXP/experiment.partial.json" ] && cp "$EXP/experiment.partial.json" "$OUT/"
     rc=0
     ngpu=$(nvidia-smi -L | wc -l)
-    timeout --signal=INT "${EXP_SECONDS:-560}" python3 -m kltrans experiment corpus --budget 30 --seeds 0 \
+    timeout --signal=INT --kill-after=20 "${EXP_SECONDS:-560}" python3 -m kltrans experiment corpus --budget 30 --seeds 0 \
       --backend cuda --jobs $(( ngpu * ${SLOTS_PER_GPU:-3} )) --out "$OUT" --resume -q || rc=$?
     if [ "$rc" = 0 ]; then echo "complete"; else echo "stopped (rc $rc): run again to resume"; fi
     python3 -c "import json,sys; d=json.load(open('$OUT/experiment.partial.json')); print(len(d['runs']), 'runs kept')" ;;

@@ -65,11 +65,28 @@ def copy_bandwidth(backend) -> float:
     return bw
 
 
+def _sample_hash(arr: np.ndarray) -> str:
+    """SHA-256 of 16 spread-out 64 KiB windows of ``arr``'s bytes (and its dtype and
+    shape): cheap enough for every load of a 1 GiB input, and it catches a file whose
+    pages came back as zeros or from another array."""
+    import hashlib
+
+    raw = np.asarray(arr).reshape(-1).view(np.uint8)
+    h = hashlib.sha256(f"{arr.dtype.str}{tuple(arr.shape)}".encode())
+    win = 1 << 16
+    n = raw.size
+    starts = sorted({min(max(0, n - win), (n * k) // 16) for k in range(16)}) if n else []
+    for a in starts:
+        h.update(memoryview(np.ascontiguousarray(raw[a:a + win])))
+    return h.hexdigest()
+
+
 def bench_input(wl, arg, shape, seed: int, index: int) -> np.ndarray:
     """Timing inputs for one argument: drawn once per (distribution, dtype, shape, seed,
     position) and kept in the cache root (``inputs/``, one .npy per key, written
-    atomically), because drawing a 512 MiB input takes seconds and a search times many
-    kernels on the same inputs. A file that does not load is drawn again."""
+    atomically, with a hash of a sample of its bytes beside it), because drawing a 512 MiB
+    input takes seconds and a search times many kernels on the same inputs. A file that
+    does not load, or whose sample no longer matches, is drawn again.""" 
     import hashlib
     import json as _json
 
@@ -82,17 +99,22 @@ def bench_input(wl, arg, shape, seed: int, index: int) -> np.ndarray:
     path = os.path.join(cache_root(), "inputs", f"{key}.npy")
     try:
         arr = np.load(path, mmap_mode="r")
-        if arr.shape == tuple(spec["shape"]) and arr.size:
+        with open(path + ".sample", encoding="utf-8") as f:
+            want = f.read().strip()
+        if arr.shape == tuple(spec["shape"]) and arr.size and _sample_hash(arr) == want:
             return arr
-    except (OSError, ValueError):
+    except Exception:  # missing, half-read, a damaged header (numpy may raise SyntaxError)
         pass
-    arr = generate(wl, arg, shape, np.random.default_rng([seed, 99, index]))
+    arr = np.ascontiguousarray(generate(wl, arg, shape, np.random.default_rng([seed, 99, index])))
     try:
         import io
 
         buf = io.BytesIO()
-        np.save(buf, np.ascontiguousarray(arr))
+        np.save(buf, arr)
         atomic_write(path, buf.getvalue(), durable=False)
+        # written second: a reader that sees the new array before its sample hash draws
+        # the input itself, never uses unchecked bytes
+        atomic_write(path + ".sample", _sample_hash(arr) + "\n", durable=False)
     except OSError:
         pass  # a read-only cache only costs the drawing time
     return arr
@@ -187,25 +209,30 @@ def profile(backend, fn, wl, launch, sizes: dict, reps: int = 50, trials: int = 
 
 def paired(backend, fn_a, launch_a, fn_b, launch_b, wl, sizes: dict, reps: int = 50,
            trials: int = 5, warmup: int = 5, side_ms: float = 1500.0,
-           stop_when_slower: bool = False) -> dict:
+           stop_when_slower: bool = False, min_reps: int = 5) -> dict:
     """Interleaved trials of A and B on the same inputs; ratio = time A / time B per trial.
 
-    Slow kernels (a naive one can take 100 ms and more) get fewer repetitions: each side
-    of a trial stays near ``side_ms``, with at least 5 repetitions. ``stop_when_slower``:
-    stop after the first trial in which B is not faster -- for a caller that accepts B
-    only if it is faster in every trial, the remaining trials cannot change the verdict
-    (``trials_run`` says how many ran)."""
+    Slow kernels (a naive one can take 100 ms and more) get fewer repetitions and warm-up
+    launches: each side of a trial stays near ``side_ms``, with at least ``min_reps``
+    repetitions, and warm-up stops at ``warmup`` launches or a quarter of ``side_ms``.
+    ``stop_when_slower``: stop after the first trial in which B is not faster -- for a
+    caller that accepts B only if it is faster in every trial, the remaining trials
+    cannot change the verdict (``trials_run`` says how many ran)."""
     setup = Setup(backend, wl, sizes)
     try:
-        for _ in range(warmup):
-            for fn, launch in ((fn_a, launch_a), (fn_b, launch_b)):
-                for b in setup.scratch:
-                    backend.memset(b, 0)
-                backend.launch(fn, *launch, setup.args)
-        backend.synchronize()
+        def warm(n):
+            for _ in range(n):
+                for fn, launch in ((fn_a, launch_a), (fn_b, launch_b)):
+                    for b in setup.scratch:
+                        backend.memset(b, 0)
+                    backend.launch(fn, *launch, setup.args)
+            backend.synchronize()
+
+        warm(1)
         one = max(time_trial(backend, fn_a, setup, launch_a, 1),
                   time_trial(backend, fn_b, setup, launch_b, 1))
-        reps = max(5, min(reps, int(side_ms / max(one, 1e-3))))
+        warm(max(0, min(warmup - 1, int(side_ms / 4.0 / max(one, 1e-3)))))
+        reps = max(min_reps, min(reps, int(side_ms / max(one, 1e-3))))
         ta, tb = [], []
         for t in range(trials):
             order = ((fn_a, launch_a, ta), (fn_b, launch_b, tb))

@@ -164,11 +164,11 @@ def _stage_results(out: dict, stages) -> list[StageResult]:
 def bench(file_a: str, file_b: str, workload: str, kernel_a: str | None = None,
           kernel_b: str | None = None, timeout_s: float = 600.0, trials: int = 5,
           reps: int = 50, bench_size: dict | None = None, check_b=None,
-          side_ms: float = 1500.0, stop_when_slower: bool = False) -> dict:
+          side_ms: float = 1500.0, stop_when_slower: bool = False, min_reps: int = 5) -> dict:
     """Paired A/B timing in one worker. ``check_b=(sizes, seeds)``: first run the correct
     stage on B in the same worker (one CUDA start-up for both); a B that fails it is not
     timed, and the result's ``correct`` says why (``gate.run._stage_results`` reads it).
-    ``side_ms`` and ``stop_when_slower``: see :func:`kltrans.gate.profile.paired`."""
+    ``side_ms``, ``stop_when_slower``, ``min_reps``: see :func:`kltrans.gate.profile.paired`."""
     from kltrans.gate.worker import run_job
     from kltrans.syntax.unit import load
     from kltrans.workload.spec import load_workload
@@ -182,7 +182,7 @@ def bench(file_a: str, file_b: str, workload: str, kernel_a: str | None = None,
                       "name_expression": ne}
     job = {"kind": "bench", "a": sides["a"], "b": sides["b"], "workload": wl.path,
            "backend": "cuda", "trials": trials, "reps": reps, "bench_size": bench_size,
-           "side_ms": side_ms, "stop_when_slower": stop_when_slower}
+           "side_ms": side_ms, "stop_when_slower": stop_when_slower, "min_reps": min_reps}
     if check_b is not None:
         job["check_b"] = {"sizes": check_b[0], "seeds": check_b[1]}
     return run_job(job, timeout_s)

@@ -78,7 +78,8 @@ def bench_task(item: dict) -> dict:
     ``a_source``/``a_name`` and ``b_source``/``b_name`` (or ``a_path``/``b_path``),
     ``workload``, optional ``kernel_a``, ``kernel_b``, ``trials``, ``reps``,
     ``bench_size``, ``timeout_s``, ``check_b`` ((sizes, seeds): B's correct stage first, in
-    the same worker), ``side_ms``, ``stop_when_slower`` (:func:`kltrans.gate.profile.paired`).
+    the same worker), ``side_ms``, ``stop_when_slower``, ``min_reps``
+    (:func:`kltrans.gate.profile.paired`).
     Returns the bench result (``paired``, ``device``,
     ``size``; or a verdict) with ``placement``."""
     from kltrans.gate.run import bench
@@ -97,7 +98,8 @@ def bench_task(item: dict) -> dict:
                     trials=int(item.get("trials", 5)), reps=int(item.get("reps", 50)),
                     bench_size=item.get("bench_size"), check_b=item.get("check_b"),
                     side_ms=float(item.get("side_ms", 1500.0)),
-                    stop_when_slower=bool(item.get("stop_when_slower")))
+                    stop_when_slower=bool(item.get("stop_when_slower")),
+                    min_reps=int(item.get("min_reps", 5)))
     out["placement"] = placement()
     return out
 

@@ -190,7 +190,8 @@ def _work(job: dict, phases: dict | None = None) -> dict:
             out["paired"] = paired(backend, ha, ca.evaluate(env), hb, cb.evaluate(env), wl,
                                    sizes, reps=job.get("reps", 50), trials=job.get("trials", 5),
                                    side_ms=float(job.get("side_ms", 1500.0)),
-                                   stop_when_slower=bool(job.get("stop_when_slower")))
+                                   stop_when_slower=bool(job.get("stop_when_slower")),
+                                   min_reps=int(job.get("min_reps", 5)))
             ph.mark("profile")
         out["size"] = sizes
         return out

@@ -42,9 +42,9 @@ def register(sub) -> None:
                     help="gate only test sizes with at most N elements")
     so.add_argument("--seed", type=int, default=0)
     so.add_argument("--trials", type=int, default=5, help="paired trials per timing (GPU)")
-    so.add_argument("--trial-ms", type=float, default=300.0, metavar="MS",
+    so.add_argument("--trial-ms", type=float, default=100.0, metavar="MS",
                     help="GPU time per side of a paired trial; slow kernels get fewer "
-                         "repetitions (at least 5) (default: 300)")
+                         "repetitions (at least 3) (default: 100)")
     so.add_argument("-o", "--output", default=None, metavar="OUT", help="write the optimized kernel")
     so.add_argument("--log", default=None, metavar="FILE", help="write the trajectory (JSON)")
     so.add_argument("--json", action="store_true", help="print the trajectory as JSON")
@@ -70,8 +70,8 @@ def register(sub) -> None:
     se.add_argument("--backend", choices=("cuda", "cpu", "auto"), default="auto")
     se.add_argument("--size-limit", type=int, default=None, metavar="N")
     se.add_argument("--trials", type=int, default=5)
-    se.add_argument("--trial-ms", type=float, default=300.0, metavar="MS",
-                    help="GPU time per side of a paired trial (default: 300)")
+    se.add_argument("--trial-ms", type=float, default=100.0, metavar="MS",
+                    help="GPU time per side of a paired trial (default: 100)")
     se.add_argument("--out", default=None, metavar="DIR", help="raw JSON (default bench/results)")
     se.add_argument("--results", default=None, metavar="FILE",
                     help="write the Markdown report here (e.g. docs/RESULTS.md)")

@@ -52,7 +52,7 @@ class OptimizeOptions:
     assume: tuple = ()
     size_limit: int | None = None
     trials: int = 5
-    trial_ms: float = 300.0  # GPU time per side of a paired trial (slow kernels: fewer reps)
+    trial_ms: float = 100.0  # GPU time per side of a paired trial (slow kernels: fewer reps)
     llm_base_url: str | None = None
     llm_model: str | None = None
     llm_timeout: float = 60.0
@@ -255,17 +255,19 @@ def _paired(a_src: bytes, b_src: bytes, name: str, wl, opts, check=None) -> dict
                     "check_b": check, "side_ms": opts.trial_ms,
                     # a candidate is kept only if faster in every trial: after the first
                     # trial it loses, the others cannot change that
-                    "stop_when_slower": True})
+                    "stop_when_slower": True, "min_reps": 3})
     correct = None
     if check is not None and (r.get("correct") or r.get("verdict")):
         st = _stage_results(r, ["correct"])[0]
         correct = {"stage": "correct", "status": st.status, "reason": st.reason[:2000],
                    "seconds": round(st.seconds, 3)}
         if st.status != "pass":
-            return {"ok": False, "correct": correct, "phases": r.get("phases")}
+            return {"ok": False, "correct": correct, "phases": r.get("phases"),
+                    **({"traceback": r["traceback"][-1500:]} if r.get("traceback") else {})}
     if not r.get("ok"):
         return {"ok": False, "reason": f"{r.get('verdict')}: {r.get('reason')}",
-                "phases": r.get("phases")}
+                "phases": r.get("phases"),
+                **({"traceback": r["traceback"][-1500:]} if r.get("traceback") else {})}
     p = r["paired"]
     return {"ok": True, "best_ms": p["a"]["ms"], "candidate_ms": p["b"]["ms"],
             "speedup_trials": [round(x, 4) for x in p["ratios"]],
@@ -434,6 +436,8 @@ def run(opts: OptimizeOptions) -> dict:
                 m = _paired(cur, after.source, name, wl, opts, check=(sizes, list(wl.seeds)))
                 entry["seconds"] = round(time.perf_counter() - t0, 3)
                 entry["phases"] = m.pop("phases", None)  # the timing worker's, in seconds
+                if m.get("traceback"):  # the worker raised: where, for the log
+                    entry["traceback"] = m.pop("traceback")
                 if m.get("correct"):
                     entry["gate"].append(m.pop("correct"))
                     if entry["gate"][-1]["status"] != "pass":
