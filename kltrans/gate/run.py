@@ -168,12 +168,16 @@ def bench(file_a: str, file_b: str, workload: str, kernel_a: str | None = None,
     """Paired A/B timing in one worker. ``check_b=(sizes, seeds)``: first run the correct
     stage on B in the same worker (one CUDA start-up for both); a B that fails it is not
     timed, and the result's ``correct`` says why (``gate.run._stage_results`` reads it).
-    ``side_ms``, ``stop_when_slower``, ``min_reps``: see :func:`kltrans.gate.profile.paired`."""
+    ``side_ms``, ``stop_when_slower``, ``min_reps``: see :func:`kltrans.gate.profile.paired`.
+    Without ``bench_size``: the workload's, unless A (else B) is a variant of the workload
+    with a bench size of its own -- then both are timed at that size."""
     from kltrans.gate.worker import run_job
     from kltrans.syntax.unit import load
     from kltrans.workload.spec import load_workload
 
     wl = load_workload(workload)
+    if bench_size is None:  # a variant with its own bench size (an O(n^2) naive kernel)
+        bench_size = _variant_bench_size(wl, file_a) or _variant_bench_size(wl, file_b)
     sides = {}
     for key, f, k in (("a", file_a, kernel_a), ("b", file_b, kernel_b)):
         [u] = load(f)

@@ -128,10 +128,9 @@ def _work(job: dict, phases: dict | None = None) -> dict:
             return {"ok": False, "verdict": "error", "reason": f"{wl.name} has no vendor expression"}
         key = pci_bus_id(0)
         ph.mark("setup")
-        with gpu_lock(key, ph.acc):
-            ph.t = time.perf_counter()
-            res = time_vendor(wl, dict(job.get("bench_size") or wl.bench_size))
-            ph.mark("gpu")
+        res = time_vendor(wl, dict(job.get("bench_size") or wl.bench_size),
+                          device_lock=gpu_lock(key, ph.acc))
+        ph.mark("vendor")
         return {"ok": True, "vendor": res}
     if job["backend"] == "cuda":
         backend = CudaBackend(job.get("device", 0))

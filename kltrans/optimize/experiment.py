@@ -92,7 +92,7 @@ def _final_timing(t: dict, final_src: str, item: dict) -> dict:
             return {"naive": {"ok": True, "identical": True, "speedup_median": 1.0}}
     r = bench_task({"a_path": t["naive"], "b_source": final_src,
                     "b_name": "final_" + os.path.basename(t["naive"]),
-                    "workload": t["path"], "trials": item.get("trials", 5),
+                    "workload": t["path"], "trials": item.get("trials", 5), "timeout_s": 300.0,
                     "side_ms": item.get("trial_ms", 100.0), "min_reps": 3})
     if not r.get("ok"):
         return {"naive": {"ok": False, "reason": f"{r.get('verdict')}: {r.get('reason')}"}}
@@ -102,11 +102,19 @@ def _final_timing(t: dict, final_src: str, item: dict) -> dict:
 
 
 def target_vendor_task(t: dict) -> dict:
-    """The vendor timing of one target (:func:`kltrans.gate.tasks.vendor_task`)."""
+    """The vendor timing of one target (:func:`kltrans.gate.tasks.vendor_task`), at the
+    size its naive kernel is timed at (runs are timed against the naive kernel)."""
+    from kltrans.gate.run import _variant_bench_size
     from kltrans.gate.tasks import vendor_task
+    from kltrans.workload.spec import load_workload
 
-    out = vendor_task({"workload": t["path"]})
-    return {"target": t["name"], "vendor": out.get("vendor"), "reason": out.get("reason")}
+    item = {"workload": t["path"], "timeout_s": 300.0}
+    size = _variant_bench_size(load_workload(t["path"]), t["naive"])
+    if size:
+        item["bench_size"] = size
+    out = vendor_task(item)
+    return {"target": t["name"], "vendor": out.get("vendor"), "reason": out.get("reason"),
+            **({"size": size} if size else {})}
 
 
 def target_baseline_task(item: dict) -> dict:
@@ -119,6 +127,7 @@ def target_baseline_task(item: dict) -> dict:
     out = target_vendor_task(t)
     if t.get("expert"):
         r = bench_task({"a_path": t["naive"], "b_path": t["expert"], "workload": t["path"],
+                        "timeout_s": 300.0,
                         "trials": item.get("trials", 5), "side_ms": item.get("trial_ms", 100.0),
                         "min_reps": 3})
         if r.get("ok"):

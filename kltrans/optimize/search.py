@@ -59,6 +59,7 @@ class OptimizeOptions:
     llm_retries: int = 3
     fallback: str | None = None
     timeout_s: float = 300.0
+    bench_size: dict | None = None  # paired timings' size (default: see run())
     progress: bool = True
     executor: object = None  # a kltrans.gate.executor.Executor, when one is given
 
@@ -252,7 +253,7 @@ def _paired(a_src: bytes, b_src: bytes, name: str, wl, opts, check=None) -> dict
     r = bench_task({"a_source": a_src.decode("utf-8"), "a_name": "best_" + name,
                     "b_source": b_src.decode("utf-8"), "b_name": "cand_" + name,
                     "workload": wl.path, "timeout_s": opts.timeout_s, "trials": opts.trials,
-                    "check_b": check, "side_ms": opts.trial_ms,
+                    "check_b": check, "side_ms": opts.trial_ms, "bench_size": opts.bench_size,
                     # a candidate is kept only if faster in every trial: after the first
                     # trial it loses, the others cannot change that
                     "stop_when_slower": True, "min_reps": 3})
@@ -322,6 +323,12 @@ def run(opts: OptimizeOptions) -> dict:
         raise OptimizeError(f"--assume: {e}") from None
     import dataclasses
 
+    if opts.bench_size is None:
+        from kltrans.gate.run import _variant_bench_size
+
+        # a start that is a variant with its own bench size (an O(n^2) naive kernel) is
+        # timed there, and so is everything derived from it
+        opts = dataclasses.replace(opts, bench_size=_variant_bench_size(wl, opts.kernel))
     forced_ctx = dataclasses.replace(ctx, force=True)
     target = workload_profile(wl)
     profiles = corpus_profiles(opts.corpus)
