@@ -9,6 +9,21 @@ drops the threads past the last row, and the rest of the kernel works on that ro
 
 The analysis of that shape (:func:`_analyse`) is shared by the two passes; each
 precondition reads the findings of its own category from it.
+
+A second form, ``group=cols`` (the corpus softmax expert's template), gives each row a
+group of G threads chosen from the row length at run time::
+
+    const int q = (cols + W - 1) / W;
+    const int rpb = q >= 1 && q <= R ? R / q : 1;    // rows per block, R = T / 32
+    const int G = T / rpb;                           // threads per row: 32 .. T
+    const int group = threadIdx.x / G;
+    const int gt = threadIdx.x % G;
+    const int row = blockIdx.x * rpb + group;        // was blockIdx.x * blockDim.x + threadIdx.x
+    const bool active = row < rows;
+    ... for (int c = gt; c < cols; c += G) ...       // was for (int c = 0; c < cols; ++c)
+
+Its analysis is :func:`_group_build`; the preconditions dispatch on the anchor that
+matched (:func:`_either`).
 """
 
 from __future__ import annotations
@@ -31,7 +46,7 @@ from kltrans.analysis.pointers import may_alias
 from kltrans.analysis.verdict import Verdict
 from kltrans.analysis.warps import warp_primitives
 from kltrans.match import Rule
-from kltrans.passes import Choice, Identifier, Pass, Precondition, option
+from kltrans.passes import Choice, Identifier, IntRange, OneOf, Pass, Precondition, option
 from kltrans.passes.manager import SkipSite
 from kltrans.syntax import Edit
 from kltrans.analysis.affine import strip_parens as _strip
@@ -50,7 +65,7 @@ from passes.grid_stride import (
 )
 
 WARP = 32
-GROUPS = (32,)
+GROUPS = (32, "cols")
 LANES = ("lane", "ln", "lane_id", "l")
 OFFSETS = ("off", "offset", "o", "sh")
 _GRID_SYMBOLS = frozenset(f"gridDim.{c}" for c in "xyz")
@@ -969,6 +984,634 @@ ROW_GUARD = _guard_rule()
 WARP_GUARD = _guard_rule(follows=Rule(pattern="$T $L = threadIdx.x & 31;"))
 
 
+# ============================================================ the G-threads-per-row form
+# A row group of G threads, G chosen from the row length at run time (the corpus softmax
+# and layernorm experts): a block of T threads holds rpb = R / ceil(cols / W) rows
+# (R = T / 32, so G = T / rpb is 32 for rows of at most W columns, up to T for long rows),
+# thread gt of group `group` works on columns gt, gt + G, ...; ``active`` drops the
+# threads of rows past the end (every thread of a group has the same answer).
+GROUP_PRELUDE = (
+    "const int {q} = ({n} + {wm1}) / {W};",
+    "const int {rpb} = {q} >= 1 && {q} <= {R} ? {R} / {q} : 1;  // rows per block",
+    "const int {G} = {T} / {rpb};  // threads per row",
+    "const int {gidx} = threadIdx.x / {G};",
+    "const int {gt} = threadIdx.x % {G};",
+)
+GROUP_ROW = "blockIdx.x * {rpb} + {gidx}"
+THREAD_ROW_VALUE = "blockIdx.x * blockDim.x + threadIdx.x"
+_GROUP_EXPRS = ("n", "wm1", "W", "R", "T")
+GROUP_SITE = Rule(kind="declaration", inside_kernel=True,
+                  regex=r"^(const\s+)?int\s+\w+\s*=\s*blockIdx\.x\s*\*\s*\w+\s*\+\s*\w+\s*;$")
+THREAD_SITE = Rule(kind="declaration", inside_kernel=True,
+                   regex=r"^(const\s+)?int\s+\w+\s*=\s*blockIdx\.x\s*\*\s*blockDim\.x\s*\+"
+                         r"\s*threadIdx\.x\s*;$",
+                   precedes=Rule(kind="declaration",
+                                 regex=r"^(const\s+)?bool\s+\w+\s*=\s*\w+\s*<\s*\w+\s*;$"))
+_GROUP_NAMES = ("q", "rpb", "gsize", "gidx", "rank")
+_MEMORY_WRITE = ("subscript_expression", "pointer_expression", "field_expression")
+
+
+def _tok(text: str) -> str:
+    from passes.vectorize_online_stream import norm as _n
+
+    return _n(text)
+
+
+def _is_group_site(site) -> bool:
+    return site.node.type == "declaration"
+
+
+@dataclass
+class GroupKernel:
+    row: str = ""
+    names: dict = field(default_factory=dict)  # q rpb G gidx gt n W wm1 R T
+    prelude: list = field(default_factory=list)  # the five statements (simplify side)
+    rest: list = field(default_factory=list)  # top-level statements after the row decl
+    strided: list = field(default_factory=list)  # (loop, var, incr-or-None)
+    whole: list = field(default_factory=list)
+    issues: dict = field(default_factory=dict)
+
+
+def _gstmts(node):
+    return [c for c in node.named_children if c.type != "comment"]
+
+
+def _loop_header(unit, loop):
+    """(var, start text, bound text, step text) of ``for (int c = A; c < B; STEP)``."""
+    init = loop.child_by_field_name("initializer")
+    cond = loop.child_by_field_name("condition")
+    upd = loop.child_by_field_name("update")
+    if init is None or cond is None or upd is None or init.type != "declaration":
+        return None
+    m = re.fullmatch(r"int (\w+) = (.+) ;", _tok(unit.text(init)))
+    if m is None:
+        return None
+    var = m.group(1)
+    c = re.fullmatch(rf"{var} < (.+)", _tok(unit.text(cond)))
+    if c is None:
+        return None
+    return var, m.group(2), c.group(1), _tok(unit.text(upd))
+
+
+def _incr_of(step: str, var: str) -> "str | None":
+    return {f"++ {var}": "pre", f"{var} ++": "post", f"{var} += 1": "add"}.get(step)
+
+
+def _loop_effects(unit, loop, var: str):
+    """(memory writes, scalars written, why-not-simple) of a column loop's body."""
+    body = loop.child_by_field_name("body")
+    writes, scalars = [], set()
+    local = {unit.text(n) for n in unit.walk(body) if n.type == "identifier"
+             and n.parent is not None and n.parent.type in ("init_declarator", "declaration")}
+    for n in unit.walk(body):
+        if n.type in _LOOPS:
+            return writes, scalars, f"line {_line(unit, n)}: a loop inside the column loop"
+        if n.type in ("return_statement", "break_statement", "continue_statement",
+                      "goto_statement"):
+            return writes, scalars, f"line {_line(unit, n)}: an early exit in the column loop"
+        if n.type in ("assignment_expression", "update_expression"):
+            tgt = _strip(n.child_by_field_name("left") or n.child_by_field_name("argument"))
+            if tgt is None:
+                continue
+            if tgt.type == "identifier":
+                if unit.text(tgt) not in local:
+                    scalars.add(unit.text(tgt))
+            elif tgt.type in _MEMORY_WRITE:
+                writes.append(tgt)
+            else:
+                return writes, scalars, f"line {_line(unit, n)}: an assignment to {_snip(unit, tgt)}"
+        if n.type == "call_expression":
+            f = n.child_by_field_name("function")
+            name = re.sub(r"<.*>$", "", unit.text(f) if f is not None else "")
+            if name in _PURE_CALLS:
+                continue
+            for a in (n.child_by_field_name("arguments").named_children or ()):
+                a = _strip(a)
+                if a is not None and a.type == "identifier" and unit.text(a) not in local:
+                    scalars.add(unit.text(a))  # a reference parameter may write it
+                elif a is not None and a.type in ("pointer_expression",) and \
+                        unit.text(a).startswith("&"):
+                    return writes, scalars, (f"line {_line(unit, a)}: an address passed to "
+                                             f"{name}")
+    return writes, scalars, None
+
+
+def _dead_after(unit, stmts, idx: int, names: set) -> bool:
+    """Every name in ``names`` is plainly reassigned (``x = E;``, E without x) in the
+    top-level statements after ``stmts[idx]`` before any other mention."""
+    left = set(names)
+    for s in stmts[idx + 1:]:
+        if not left:
+            return True
+        e = _expr_of(s)
+        if e is not None and e.type == "assignment_expression" and \
+                unit.text(e.child_by_field_name("operator")) == "=":
+            tgt = _strip(e.child_by_field_name("left"))
+            if tgt is not None and tgt.type == "identifier" and unit.text(tgt) in left:
+                nm = unit.text(tgt)
+                if not _mentions(unit, e.child_by_field_name("right"), nm):
+                    left.discard(nm)
+                    continue
+        if any(unit.text(n) in left for n in _idents(unit, s)):
+            return False
+    return not left
+
+
+def _classify(unit, stmts, top: int, loop, var: str, ptrs: set) -> "tuple[str, str]":
+    """('map' | 'dead' | 'fold', why): what a column loop does to the row."""
+    writes, scalars, why = _loop_effects(unit, loop, var)
+    if why is not None:
+        return "other", why
+    for w in writes:
+        if w.type != "subscript_expression":
+            return "other", f"line {_line(unit, w)}: a write through {_snip(unit, w)}"
+        arr = _strip(w.child_by_field_name("argument"))
+        idx = w.child_by_field_name("indices") or w.child_by_field_name("index")
+        it = _tok(unit.text(idx)).strip("[] ") if idx is not None else ""
+        if arr is None or arr.type != "identifier" or unit.text(arr) not in ptrs or it != var:
+            return "other", (f"line {_line(unit, w)}: the write {_snip(unit, w)} is not the "
+                             f"element [{var}] of a row pointer")
+    if writes and scalars:
+        return "other", (f"line {_line(unit, loop)}: the loop both writes the row and updates "
+                         f"{', '.join(sorted(scalars))}")
+    if writes:
+        return "map", ""
+    if scalars and _dead_after(unit, stmts, top, scalars):
+        return "dead", ""
+    return "fold", ""
+
+
+def _top_index(stmts, node) -> "int | None":
+    for i, s in enumerate(stmts):
+        if s.start_byte <= node.start_byte and node.end_byte <= s.end_byte:
+            return i
+    return None
+
+
+def _row_pointers(unit, fn) -> set:
+    """Parameters and locals declared as pointers (row bases)."""
+    out = {p.name for p in fn.params if p.name and (p.pointer or p.array)}
+    for n in unit.walk(fn.node):
+        if n.type == "pointer_declarator":
+            d = n
+            while d is not None and d.type != "identifier":
+                d = d.child_by_field_name("declarator")
+            if d is not None:
+                out.add(unit.text(d))
+    return out
+
+
+def _group_build(site) -> GroupKernel:
+    """The G-threads-per-row form around ``site`` (simplify: the prelude's row declaration;
+    optimize: ``row = blockIdx.x * blockDim.x + threadIdx.x`` followed by ``active``)."""
+    unit, fn = site.unit, site.function
+    k = GroupKernel()
+    simplify = site.pass_.kind == "simplify"
+    body = fn.node.child_by_field_name("body")
+    st = _gstmts(body)
+    me = next((i for i, s in enumerate(st) if s.id == site.node.id), None)
+    if me is None:
+        k.issues["form"] = Verdict.no("the row declaration is not a top-level statement of the "
+                                      "kernel")
+        return k
+    items = _decl_items(unit, site.node)
+    k.row = items[0][0] if items else ""
+    if simplify:
+        if me < 5:
+            k.issues["form"] = Verdict.no("fewer than five declarations before the row")
+            return k
+        from passes.vectorize_online_stream import template_regex
+
+        text = " ".join(_tok(unit.text(s)) for s in st[me - 5:me])
+        m = template_regex("\n".join(GROUP_PRELUDE), _GROUP_EXPRS).fullmatch(text)
+        if m is None:
+            k.issues["form"] = Verdict.no(
+                "the row is not computed by the group prelude `q = (cols + W - 1) / W; rpb = "
+                "q >= 1 && q <= R ? R / q : 1; G = T / rpb; group = threadIdx.x / G; gt = "
+                "threadIdx.x % G`")
+            return k
+        k.names = dict(m.groupdict())
+        val = items[0][2] if items else None
+        if val is None or _tok(unit.text(val)) != _tok(GROUP_ROW.format(**k.names)):
+            k.issues["form"] = Verdict.no(f"the row is not blockIdx.x * {k.names['rpb']} + "
+                                          f"{k.names['gidx']}")
+            return k
+        W = k.names["W"]
+        wm1 = k.names["wm1"].replace(" ", "")
+        if not (W.isdigit() and wm1 == str(int(W) - 1)) and wm1 != f"{W}-1":
+            k.issues["form"] = Verdict.no(f"({k.names['n']} + {k.names['wm1']}) / {W} is not "
+                                          f"ceil({k.names['n']} / {W})")
+            return k
+        k.prelude = st[me - 5:me]
+        names = {k.names[x] for x in ("q", "rpb", "G", "gidx", "gt")}
+    else:
+        p = site.pass_
+        k.names = {"q": p.q, "rpb": p.rpb, "G": p.gsize, "gidx": p.gidx, "gt": p.rank}
+        names = set()
+    k.rest = st[me + 1:]
+    # thread dependence only through the row (and the group names in the loop headers)
+    allowed = set()
+    ptrs = _row_pointers(unit, fn)
+    for i, s in enumerate(k.rest):
+        for n in unit.walk(s):
+            if n.type in _LOOPS and n.type != "for_statement":
+                k.issues.setdefault("loops", Verdict.no(
+                    f"line {_line(unit, n)}: a {n.type.split('_')[0]} loop (only for loops "
+                    f"over the columns are distributed)"))
+            if n.type != "for_statement":
+                continue
+            h = _loop_header(unit, n)
+            if h is None:
+                continue
+            var, start, bound, step = h
+            top = _top_index(k.rest, n)
+            if simplify and start == k.names["gt"] and step == f"{var} += {k.names['G']}":
+                kind, why = _classify(unit, k.rest, top, n, var, ptrs)
+                k.strided.append((n, var, kind, why))
+                allowed.update(x.id for x in _idents(unit, n.child_by_field_name("initializer")))
+                allowed.update(x.id for x in _idents(unit, n.child_by_field_name("update")))
+            elif start == "0" and _incr_of(step, var) is not None:
+                kind, why = _classify(unit, k.rest, top, n, var, ptrs)
+                k.whole.append((n, var, kind, why))
+    if not simplify:
+        bounds = {b for lp, var, kind, why in k.whole if kind in ("map", "dead")
+                  for b in [_loop_header(unit, lp)[2]]}
+        k.names["n"] = next(iter(bounds)) if len(bounds) == 1 else ""
+        if len(bounds) > 1:
+            k.issues.setdefault("loops", Verdict.no(
+                f"the distributed loops have different bounds ({', '.join(sorted(bounds))})"))
+    else:
+        for lp, var, kind, why in k.strided:
+            if _loop_header(unit, lp)[2] != k.names["n"]:
+                k.issues.setdefault("loops", Verdict.no(
+                    f"line {_line(unit, lp)}: the strided loop's bound is not "
+                    f"{k.names['n']}, the length the group size is chosen from"))
+    for s in k.rest:
+        for n in _idents(unit, s):
+            t = unit.text(n)
+            if t in names and n.id not in allowed:
+                k.issues["index"] = Verdict.no(
+                    f"line {_line(unit, n)}: {t} is used outside the strided loop headers")
+                break
+            if n.parent is not None and n.parent.type == "field_expression" and \
+                    t in ("threadIdx", "blockIdx", "blockDim", "gridDim"):
+                k.issues["index"] = Verdict.no(
+                    f"line {_line(unit, n)}: {t} is read outside the row index (the row "
+                    f"body must depend on the thread only through {k.row})")
+                break
+        if "index" in k.issues:
+            break
+    for nm in {k.row} | names:
+        if nm and _assigned_anywhere(unit, fn, nm):
+            k.issues["index"] = Verdict.no(f"{nm} is assigned after its declaration")
+    # writes outside the column loops
+    loops = [lp for lp, *_ in k.strided + k.whole]
+    for s in k.rest:
+        for n in unit.walk(s):
+            if n.type in ("assignment_expression", "update_expression"):
+                tgt = _strip(n.child_by_field_name("left") or n.child_by_field_name("argument"))
+                if tgt is not None and tgt.type in _MEMORY_WRITE and \
+                        not any(lp.start_byte <= n.start_byte < lp.end_byte for lp in loops):
+                    k.issues["writes"] = Verdict.no(
+                        f"line {_line(unit, n)}: {_snip(unit, tgt)} is written outside the "
+                        f"column loops (every thread of a row group would write it)")
+                    break
+        if "writes" in k.issues:
+            break
+    # storage: no shared memory, no local arrays
+    for n in unit.walk(body):
+        if n.type == "declaration" and "__shared__" in unit.text(n):
+            k.issues["storage"] = Verdict.no(f"line {_line(unit, n)}: shared memory")
+            break
+        if n.type == "array_declarator":
+            k.issues["storage"] = Verdict.no(f"line {_line(unit, n)}: a local array "
+                                             f"{_snip(unit, n)}")
+            break
+    return k
+
+
+def _assigned_anywhere(unit, fn, name: str) -> bool:
+    for n in unit.walk(fn.node):
+        if n.type in ("assignment_expression", "update_expression"):
+            t = _strip(n.child_by_field_name("left") or n.child_by_field_name("argument"))
+            if t is not None and t.type == "identifier" and unit.text(t) == name:
+                return True
+    return False
+
+
+_GCACHE: dict = {}
+
+
+def _group(site) -> GroupKernel:
+    p = site.pass_
+    key = (id(site.unit), site.node.id, p.kind, tuple(getattr(p, x, "") for x in _GROUP_NAMES))
+    hit = _GCACHE.get(key)
+    if hit is not None and hit[0] is site.unit:
+        return hit[1]
+    k = _group_build(site)
+    if len(_GCACHE) > 256:
+        _GCACHE.clear()
+    _GCACHE[key] = (site.unit, k)
+    return k
+
+
+def _g_form(k) -> "Verdict | None":
+    return k.issues.get("form")
+
+
+def _g_index(site, ctx) -> Verdict:
+    k = _group(site)
+    v = _g_form(k) or k.issues.get("index")
+    if v is not None:
+        return v
+    n = k.names
+    if site.pass_.kind == "simplify":
+        return Verdict.yes(f"{k.row} = blockIdx.x * {n['rpb']} + {n['gidx']} with {n['G']} "
+                           f"threads per row; {n['gt']} and {n['G']} appear only as the start "
+                           f"and step of the strided loops")
+    return Verdict.yes(f"{k.row} is the global thread index and the row body depends on the "
+                       f"thread only through it")
+
+
+def _g_loops(site, ctx) -> Verdict:
+    k = _group(site)
+    v = _g_form(k)
+    if v is not None:
+        return v
+    simplify = site.pass_.kind == "simplify"
+    if "loops" in k.issues:
+        return k.issues["loops"]
+    for lp, var, kind, why in k.strided:
+        if kind == "other":
+            return Verdict.no(why)
+        if kind == "fold":
+            return Verdict.no(f"line {_line(site.unit, lp)}: the strided loop folds into "
+                              f"scalars read later: each thread holds a partial result")
+    moved = []
+    for lp, var, kind, why in k.whole:
+        if kind == "other":
+            return Verdict.no(why)
+        if kind in ("map", "dead"):
+            moved.append(lp)
+    if simplify and moved:
+        return Verdict.no(f"line {_line(site.unit, moved[0])}: a whole-row loop that is a map or "
+                          f"a dead fold (row-per-warp would stride it)")
+    if not simplify and not moved:
+        return Verdict.no("no column loop to distribute over the group (no map, no dead fold)")
+    if not simplify and not re.fullmatch(r"[A-Za-z_]\w*", k.names.get("n", "")):
+        return Verdict.no(f"the column loops' bound {k.names.get('n') or '?'} is not a plain "
+                          f"name (the group size is chosen from it)")
+    n = (len(k.strided), len(k.whole)) if simplify else (len(moved), len(k.whole) - len(moved))
+    return Verdict.yes(f"{n[0]} strided column loop(s) (maps or folds whose result is "
+                       f"overwritten), {n[1]} whole-row fold(s) every thread keeps")
+
+
+def _g_writes(site, ctx) -> Verdict:
+    k = _group(site)
+    v = _g_form(k) or k.issues.get("writes")
+    return v if v is not None else Verdict.yes("the row is written only in the column loops, "
+                                               "each element by one thread")
+
+
+def _g_storage(site, ctx) -> Verdict:
+    k = _group(site)
+    v = _g_form(k) or k.issues.get("storage")
+    if v is not None:
+        return v
+    unit = site.unit
+    written = set()
+    for lp, var, kind, why in k.strided + k.whole:
+        w, _, _ = _loop_effects(unit, lp, var)
+        for t in w:
+            a = _strip(t.child_by_field_name("argument"))
+            if a is not None:
+                written.add(unit.text(a))
+    for lp, var, kind, why in k.strided + k.whole:
+        for n in unit.walk(lp.child_by_field_name("body")):
+            if n.type == "subscript_expression":
+                a = _strip(n.child_by_field_name("argument"))
+                idx = n.child_by_field_name("indices") or n.child_by_field_name("index")
+                it = _tok(unit.text(idx)).strip("[] ") if idx is not None else ""
+                if a is not None and unit.text(a) in written and it != var:
+                    return Verdict.no(f"line {_line(unit, n)}: {_snip(unit, n)} reads a written "
+                                      f"row at another column")
+    return Verdict.yes("scalars only; each written row element is read only by the thread "
+                       "that writes it")
+
+
+def _g_dtype(site, ctx) -> Verdict:
+    k = _group(site)
+    v = _g_form(k)
+    if v is not None:
+        return v
+    return Verdict.yes("no reduction is split over the group: whole-row folds stay whole in "
+                       "every thread, strided folds are overwritten (no reassociation)")
+
+
+def _g_barrier(site, ctx) -> Verdict:
+    unit, fn = site.unit, site.function
+    for b in barriers(unit, fn):
+        return Verdict.no(f"{b.kind} at line {b.line}: the group form has no barrier")
+    for call, why in barrier_calls(unit, fn):
+        return Verdict.no(f"line {_line(unit, call)}: {why}")
+    for w in warp_primitives(unit, fn):
+        return Verdict.no(f"warp primitive {w.name} at line {w.line}: the group's threads "
+                          f"communicate")
+    return Verdict.yes("no barrier or warp primitive")
+
+
+def _unparen(text: str) -> str:
+    t = re.sub(r"\s+", "", text)
+    while t.startswith("(") and t.endswith(")"):
+        depth = 0
+        for i, ch in enumerate(t):
+            depth += ch == "("
+            depth -= ch == ")"
+            if depth == 0 and i < len(t) - 1:
+                return t
+        t = t[1:-1]
+    return t
+
+
+_GROUP_GRID = re.compile(r"ceil_div\((\w+),max\(1,(\d+)/ceil_div\((\w+),(\w+)\)\)\)")
+
+
+def _g_contract(site, ctx) -> Verdict:
+    from kltrans.syntax.contract import evaluate, file_constants
+
+    c, why = contract_of(site)
+    if c is None:
+        return Verdict.no(why)
+    k = _group(site)
+    v = _g_form(k)
+    if v is not None:
+        return v
+    consts = file_constants(site.unit)
+    try:
+        block = int(evaluate(c.block[0], consts))
+    except Exception:
+        return Verdict.no(f"block={c.block[0]} is not a constant")
+    grid = _unparen(c.grid[0])
+    if site.pass_.kind == "simplify":
+        n = k.names
+        try:
+            T = int(evaluate(n["T"], consts))
+            W = int(evaluate(n["W"], consts))
+        except Exception:
+            return Verdict.no(f"{n['T']} or {n['W']} is not a constant")
+        m = _GROUP_GRID.fullmatch(grid)
+        if T != block:
+            return Verdict.no(f"{n['T']} = {T} is not the block size {block}")
+        if m is None or m.group(2) != n["R"] or m.group(3) != n["n"] or \
+                int(m.group(4)) != W:
+            return Verdict.no(f"grid={c.grid[0]} is not ceil_div(rows, max(1, {n['R']} / "
+                              f"ceil_div({n['n']}, {W}))): rows per block as in the kernel")
+        return Verdict.yes(f"grid={c.grid[0]}, block={block}: restored to "
+                           f"ceil_div({m.group(1)}, {block})")
+    p = site.pass_
+    if block % WARP or (block // WARP) & (block // WARP - 1):
+        return Verdict.no(f"block={block} is not 32 times a power of two: the row groups "
+                          f"T / rpb would not tile the block")
+    try:
+        T = int(evaluate(str(p.threads), consts))
+    except Exception:
+        return Verdict.no(f"threads={p.threads} is not a constant")
+    if T != block:
+        return Verdict.no(f"threads={p.threads} = {T} is not the block size {block}")
+    m = re.fullmatch(r"ceil_div\((\w+),(\w+)\)", grid)
+    if m is None or int_text(m.group(2)) != block:
+        return Verdict.no(f"grid={c.grid[0]} is not ceil_div(rows, {block}): one thread per row")
+    return Verdict.yes(f"grid={c.grid[0]}, block={block} (32 x a power of two): rows per "
+                       f"block become max(1, {block // WARP} / ceil_div(cols, W))")
+
+
+def _g_fresh(site, ctx) -> Verdict:
+    p = site.pass_
+    new = [getattr(p, x) for x in _GROUP_NAMES]
+    if len(set(new)) != len(new):
+        return Verdict.no("two of the group names are the same")
+    used = used_names(site.unit, site.function)
+    for nm in new:
+        if nm in used:
+            return Verdict.no(f"the name {nm} is already used in {site.function.name}")
+    return Verdict.yes(f"{', '.join(new)} are fresh")
+
+
+def _g_active(site, ctx) -> Verdict:
+    """The optimize side's row guard: ``const bool active = row < rows;`` right after the
+    row, the exits ``if (!active) return;`` at top level (uniform over a group)."""
+    k = _group(site)
+    v = _g_form(k)
+    if v is not None:
+        return v
+    unit = site.unit
+    if not k.rest:
+        return Verdict.no("nothing after the row index")
+    m = re.fullmatch(rf"(const )?bool (\w+) = {k.row} < (\w+) ;", _tok(unit.text(k.rest[0])))
+    if m is None:
+        return Verdict.no(f"no `const bool active = {k.row} < rows;` right after the row")
+    return Verdict.yes(f"{m.group(2)} = {k.row} < {m.group(3)} is the same for the G threads "
+                       f"of a row")
+
+
+def _either(old, new):
+    """A precondition that checks the warp form with ``old`` and the group form with ``new``."""
+    def check(site, ctx) -> Verdict:
+        return new(site, ctx) if _is_group_site(site) else old(site, ctx)
+    return check
+
+
+def _o_group_opt(site, ctx) -> "Verdict | None":
+    """The optimize side's group option must fit the site's form."""
+    p = site.pass_
+    if _is_group_site(site) and p.group != "cols":
+        return Verdict.no("the `active` row form takes a run-time group size: group=cols")
+    if not _is_group_site(site) and p.group == "cols":
+        return Verdict.no("group=cols needs the row form `const int row = blockIdx.x * "
+                          "blockDim.x + threadIdx.x; const bool active = row < rows;`")
+    return None
+
+
+def _o_index(old):
+    def check(site, ctx) -> Verdict:
+        v = _o_group_opt(site, ctx)
+        if v is not None:
+            return v
+        return _g_index(site, ctx) if _is_group_site(site) else old(site, ctx)
+    return check
+
+
+def _group_rewrite_simplify(site, p) -> list:
+    unit = site.unit
+    k = _group(site)
+    src = unit.source
+    first = k.prelude[0]
+    from passes.vectorize_online_stream import line_start
+
+    a = line_start(src, first.start_byte)
+    b = line_start(src, site.node.start_byte)
+    items = _decl_items(unit, site.node)
+    val = items[0][2]
+    edits = [Edit.delete(a, b), Edit(val.start_byte, val.end_byte, THREAD_ROW_VALUE)]
+    for lp, var, kind, why in k.strided:
+        init = lp.child_by_field_name("initializer")
+        iv = _decl_items(unit, init)[0][2]
+        edits.append(Edit(iv.start_byte, iv.end_byte, "0"))
+        upd = lp.child_by_field_name("update")
+        edits.append(Edit(upd.start_byte, upd.end_byte, _INCR[p.incr].format(c=var)))
+    return edits
+
+
+def _group_rewrite_optimize(site, p) -> list:
+    from kltrans.syntax.contract import evaluate, file_constants
+
+    unit = site.unit
+    k = _group(site)
+    c, _ = contract_of(site)
+    block = int(evaluate(c.block[0], file_constants(unit)))
+    n = site.pass_
+    W = n.width
+    wm1 = str(W - 1) if isinstance(W, int) else f"{W} - 1"
+    cols = k.names["n"]
+    names = dict(q=n.q, rpb=n.rpb, G=n.gsize, gidx=n.gidx, gt=n.rank, n=cols, W=W, wm1=wm1,
+                 R=block // WARP, T=n.threads)
+    from passes.vectorize_online_stream import line_start
+
+    src = unit.source
+    ls = line_start(src, site.node.start_byte)
+    ind = src[ls:site.node.start_byte].decode()
+    pre = "".join(f"{ind}{t.format(**names)}\n" for t in GROUP_PRELUDE)
+    items = _decl_items(unit, site.node)
+    val = items[0][2]
+    edits = [Edit.insert(ls, pre),
+             Edit(val.start_byte, val.end_byte, GROUP_ROW.format(**names))]
+    for lp, var, kind, why in k.whole:
+        if kind not in ("map", "dead"):
+            continue
+        init = lp.child_by_field_name("initializer")
+        iv = _decl_items(unit, init)[0][2]
+        edits.append(Edit(iv.start_byte, iv.end_byte, n.rank))
+        upd = lp.child_by_field_name("update")
+        edits.append(Edit(upd.start_byte, upd.end_byte, f"{var} += {n.gsize}"))
+    return edits
+
+
+def _group_contract(contract, site, p):
+    from kltrans.syntax.contract import evaluate, file_constants
+
+    grid = _unparen(contract.grid[0])
+    block = int(evaluate(contract.block[0], file_constants(site.unit)))
+    if p.kind == "simplify":
+        m = _GROUP_GRID.fullmatch(grid)
+        return contract.with_(grid=(header_expr(f"ceil_div({m.group(1)}, {block})"),))
+    m = re.fullmatch(r"ceil_div\((\w+),(\w+)\)", grid)
+    W = p.width
+    w = W if isinstance(W, int) else int(evaluate(W, file_constants(site.unit)))
+    return contract.with_(grid=(header_expr(
+        f"ceil_div({m.group(1)}, max(1, {block // WARP} / ceil_div({_group(site).names['n']}, "
+        f"{w})))"),))
+
+
 # ========================================================================= passes
 @dataclass(frozen=True)
 class RowPerWarp(Pass):
@@ -1032,8 +1675,28 @@ class RowPerWarp(Pass):
     literal, a ``#define``, or ``--assume 'B%32==0'``/``full_warp``), fresh-names
     (pipeline).
 
-    Options: ``group`` (threads per row: 32), ``lane`` and ``offset`` (names of the lane
-    and of the butterfly offset; ``auto`` picks unused ones: lane, off).
+    Options: ``group`` (threads per row: 32, or ``cols``: the run-time group size above),
+    ``lane`` and ``offset`` (names of the lane and of the butterfly offset; ``auto`` picks
+    unused ones: lane, off); for ``group=cols``: ``width`` (W, a number or macro),
+    ``threads`` (T as the kernel spells it, default SMX_THREADS), ``q``, ``rpb``,
+    ``gsize``, ``gidx``, ``rank`` (the names of q, rpb, G, group, gt).
+
+    With ``group=cols`` the anchor is instead ``const int row = blockIdx.x * blockDim.x +
+    threadIdx.x;`` right before ``const bool active = row < rows;`` (grid
+    ``ceil_div(rows, T)``, block T = 32 x a power of two): the group prelude of the module
+    docstring goes in front of the row, the row becomes ``blockIdx.x * rpb + group``, the
+    grid ``ceil_div(rows, max(1, R / ceil_div(cols, W)))``, and the column loops ``for
+    (int c = 0; c < cols; ++c)`` that are maps (writes only ``P[c]`` of a row pointer) or
+    folds whose scalars are overwritten before any read are strided ``c = gt; c += G``;
+    folds whose result is used stay whole in every thread (nothing is reassociated, no
+    shuffle). Its checks, under the same names: row-index (nothing else reads the
+    thread), warp-uniform-guard (the ``active`` flag is ``row < rows``), no-barrier,
+    row-major (no memory write outside the column loops), reduction-ops (always holds:
+    no fold is split), storage-check (no shared memory or local arrays; written rows read
+    only at [c]), loop-shapes (only for loops, at least one to stride, one plain bound:
+    the ``cols`` the group size is chosen from), whole-warps (the header's block is T,
+    32 x a power of two, and the grid is ``ceil_div(rows, T)``), fresh-names (q, rpb,
+    G, group, gt). The group size is chosen at run time from ``cols``: no context fact.
 
     Limits: ``(blockIdx.x * blockDim.x + threadIdx.x)`` is computed in unsigned int, so
     rows * 32 must stay below 2^32; mixed loop-step spellings (``++c`` in one loop,
@@ -1043,50 +1706,67 @@ class RowPerWarp(Pass):
     name = "row-per-warp"
     kind = "optimize"
     inverse = "row-per-thread"
-    anchor = ROW_GUARD
+    anchor = Rule(any=(ROW_GUARD, THREAD_SITE))
     preconditions = (
         Precondition("row-index", "layout",
                      "row is the global thread index, declared once and never assigned, and "
                      "the row body depends on the thread only through it",
-                     _report("row-index", "{row} is the global thread index; the row body "
-                             "depends on the thread only through it")),
+                     _o_index(_report("row-index", "{row} is the global thread index; the row "
+                                      "body depends on the thread only through it"))),
         Precondition("warp-uniform-guard", "pipeline",
                      "the row guard is a top-level statement with a thread-independent bound",
-                     _report("warp-uniform-guard", "the guard's bound does not depend on the "
-                             "thread: with whole warps all lanes of a warp share {row}, so "
-                             "the guard is warp-uniform")),
+                     _either(_report("warp-uniform-guard", "the guard's bound does not depend "
+                                     "on the thread: with whole warps all lanes of a warp "
+                                     "share {row}, so the guard is warp-uniform"), _g_active)),
         Precondition("no-barrier", "pipeline",
-                     "no barrier or warp primitive in the kernel", _no_barrier),
+                     "no barrier or warp primitive in the kernel",
+                     _either(_no_barrier, _g_barrier)),
         Precondition("row-major", "layout",
                      "column loops write x[row * B + c]; writes outside them are x[row]",
-                     _report("row-major", "every write is the row element row * B + c or the "
-                             "per-row element [{row}]")),
+                     _either(_report("row-major", "every write is the row element row * B + c "
+                                     "or the per-row element [{row}]"), _g_writes)),
         Precondition("reduction-ops", "dtype",
                      "reductions are associative and commutative (float + and * need "
-                     "--assume reassoc)", _reduction_ops),
+                     "--assume reassoc)", _either(_reduction_ops, _g_dtype)),
         Precondition("storage-check", "storage",
                      "per-thread scalar state only, accumulators start at the identity, no "
                      "cross-row communication through memory",
-                     _report("storage-check", "scalars only; accumulators are row-private and "
-                             "start at the identity; no array is read where another thread "
-                             "writes")),
+                     _either(_report("storage-check", "scalars only; accumulators are "
+                                     "row-private and start at the identity; no array is read "
+                                     "where another thread writes"), _g_storage)),
         Precondition("loop-shapes", "pipeline",
                      "the row body is declarations, scalars, per-row writes and column loops "
                      "(maps and reductions) from 0 by 1 with a uniform bound",
-                     _report("loop-shapes", "every column loop is an elementwise map or a "
-                             "reduction into a scalar; the row guard is the only branch")),
+                     _either(_report("loop-shapes", "every column loop is an elementwise map or "
+                                     "a reduction into a scalar; the row guard is the only "
+                                     "branch"), _g_loops)),
         Precondition("whole-warps", "hardware",
-                     "a 1-D launch header whose block size is a multiple of 32", _whole_warps),
+                     "a 1-D launch header whose block size is a multiple of 32",
+                     _either(_whole_warps, _g_contract)),
         Precondition("fresh-names", "pipeline",
                      "the lane and shuffle-offset names are not used in the kernel",
-                     _fresh_names),
+                     _either(_fresh_names, _g_fresh)),
     )
 
-    group: int = option(32, Choice(*GROUPS), "threads per row (one warp)")
+    group: object = option(32, Choice(*GROUPS),
+                           "threads per row: 32 (one warp), or cols (G = threads / rows per "
+                           "block, rows per block chosen from the row length at run time)")
     lane: str = option("auto", Identifier(), "name of the lane variable (auto: a fresh name)")
     offset: str = option("auto", Identifier(), "name of the butterfly offset (auto: a fresh name)")
+    width: object = option(1024, OneOf(IntRange(32, 1 << 20), Identifier(words=())),
+                           "group=cols: columns per 32 threads (W: rows of up to W columns get "
+                           "one warp)")
+    threads: object = option("SMX_THREADS", OneOf(IntRange(32, 1024), Identifier(words=())),
+                             "group=cols: the block size as the kernel spells it (T)")
+    q: str = option("q", Identifier(words=()), "group=cols: name of ceil(cols / W)")
+    rpb: str = option("rpb", Identifier(words=()), "group=cols: name of the rows per block")
+    gsize: str = option("G", Identifier(words=()), "group=cols: name of the group size")
+    gidx: str = option("group", Identifier(words=()), "group=cols: name of the group index")
+    rank: str = option("gt", Identifier(words=()), "group=cols: name of the rank in the group")
 
     def rewrite(self, site, ctx):
+        if _is_group_site(site):
+            return _group_rewrite_optimize(site, self)
         unit = site.unit
         k = _analyse(site, False)
         if isinstance(k.decl, str):
@@ -1108,9 +1788,16 @@ class RowPerWarp(Pass):
         return edits
 
     def update_contract(self, contract, site, ctx):
+        if _is_group_site(site):
+            return _group_contract(contract, site, self)
         return contract.with_(grid=(header_expr(f"{contract.grid[0]} * {WARP}"),))
 
     def inverse_for(self, site, ctx):
+        if _is_group_site(site):
+            k = _group(site)
+            moved = [lp for lp, var, kind, why in k.whole if kind in ("map", "dead")]
+            h = _loop_header(site.unit, moved[0]) if moved else None
+            return RowPerThread(incr=(_incr_of(h[3], h[0]) if h else None) or "pre")
         k = _analyse(site, False)
         incr = "pre"
         if k.loops:
@@ -1143,10 +1830,21 @@ class RowPerThread(Pass):
         for (int j = 0; j < cols; ++j) s += x[row * cols + j];
         total[row] = s;
 
-    The inverse of row-per-warp's output shape only (a warp per row written as a lane
-    stride of 32 with xor butterflies). Kernels with G threads per row, register tiles,
-    vector loads or shared-memory merges (corpus/softmax/expert.cu,
-    corpus/layernorm/expert.cu) do not have that shape and are not matched.
+    The inverse of row-per-warp's output shapes: a warp per row written as a lane stride
+    of 32 with xor butterflies, or (anchor: ``const int row = blockIdx.x * rpb + group;``
+    after the group prelude of the module docstring) the run-time group of G threads
+    per row of ``row-per-warp{group=cols}``: the prelude goes, the row becomes
+    ``blockIdx.x * blockDim.x + threadIdx.x``, the strided loops ``for (int c = gt; c <
+    cols; c += G)`` start at 0 by 1, the grid ``ceil_div(rows, max(1, R / ceil_div(cols,
+    W)))`` becomes ``ceil_div(rows, T)``. For that form the checks are: warp-row-index
+    (G, gt, group, q, rpb and the thread are read only by the prelude and the strided
+    loop headers), strided-loops (every strided loop is a map or a fold whose scalars
+    are overwritten before any read, no whole-row loop is one: row-per-warp would stride
+    it; the strided loops run to ``cols``), lane0-writes (no memory write outside the
+    loops), reduction-ops (always holds), storage-check (no shared memory, no local
+    arrays, written rows read only at [c]), no-barrier (none at all), contract-shape
+    (the grid is as above and T is the block). Register tiles, shared-memory merges or
+    G passed to helpers (the experts before their other steps) are not matched.
 
     Preconditions: warp-row-index (layout: ``row = (blockIdx.x * blockDim.x +
     threadIdx.x) / 32`` followed by ``int lane = threadIdx.x & 31;``, neither assigned,
@@ -1168,36 +1866,42 @@ class RowPerThread(Pass):
     name = "row-per-thread"
     kind = "simplify"
     inverse = "row-per-warp"
-    anchor = WARP_GUARD
+    anchor = Rule(any=(WARP_GUARD, GROUP_SITE))
     preconditions = (
         Precondition("no-barrier", "pipeline",
-                     "no barrier, and no warp primitive besides the butterflies", _no_barrier),
+                     "no barrier, and no warp primitive besides the butterflies",
+                     _either(_no_barrier, _g_barrier)),
         Precondition("warp-row-index", "layout",
                      "row = (blockIdx.x * blockDim.x + threadIdx.x) / 32 and lane = threadIdx.x "
-                     "& 31, used only as loop starts and lane-0 guards",
-                     _report("warp-row-index", "{row} is the warp index and {lane} the lane")),
+                     "& 31 (or the group prelude), used only as loop starts and lane-0 guards",
+                     _either(_report("warp-row-index", "{row} is the warp index and {lane} the "
+                                     "lane"), _g_index)),
         Precondition("strided-loops", "pipeline",
                      "column loops are lane-strided by 32, each followed by one butterfly per "
-                     "reduction",
-                     _report("strided-loops", "every column loop is lane-strided and followed "
-                             "by its butterflies")),
+                     "reduction (group form: strided maps and dead folds)",
+                     _either(_report("strided-loops", "every column loop is lane-strided and "
+                                     "followed by its butterflies"), _g_loops)),
         Precondition("lane0-writes", "storage",
-                     "per-row writes are made by lane 0",
-                     _report("lane0-writes", "per-row writes are under if ({lane} == 0)")),
+                     "per-row writes are made by lane 0 (group form: no per-row writes)",
+                     _either(_report("lane0-writes", "per-row writes are under if ({lane} == "
+                                     "0)"), _g_writes)),
         Precondition("reduction-ops", "dtype",
                      "reductions are associative and commutative (float + and * need "
-                     "--assume reassoc)", _reduction_ops),
+                     "--assume reassoc)", _either(_reduction_ops, _g_dtype)),
         Precondition("storage-check", "storage",
                      "per-thread scalar state only, no cross-row communication through memory",
-                     _report("storage-check", "scalars only; no array is read where another "
-                             "thread writes")),
+                     _either(_report("storage-check", "scalars only; no array is read where "
+                                     "another thread writes"), _g_storage)),
         Precondition("contract-shape", "hardware",
-                     "the launch header's grid is G * 32", _contract_shape),
+                     "the launch header's grid is G * 32 (group form: ceil_div(rows, max(1, R "
+                     "/ ceil_div(cols, W))))", _either(_contract_shape, _g_contract)),
     )
 
     incr: str = option("pre", Choice(*_INCR), "step of the restored loops: ++c, c++ or c += 1")
 
     def rewrite(self, site, ctx):
+        if _is_group_site(site):
+            return _group_rewrite_simplify(site, self)
         unit = site.unit
         k = _analyse(site, True)
         if isinstance(k.decl, str) or k.lane_decl is None:
@@ -1223,10 +1927,19 @@ class RowPerThread(Pass):
         return edits
 
     def update_contract(self, contract, site, ctx):
+        if _is_group_site(site):
+            return _group_contract(contract, site, self)
         g, _ = _grid_times(contract)
         return contract if g is None else contract.with_(grid=(g,))
 
     def inverse_for(self, site, ctx):
+        if _is_group_site(site):
+            n = _group(site).names
+
+            def num(t):
+                return int(t) if t.isdigit() else t
+            return RowPerWarp(group="cols", width=num(n["W"]), threads=num(n["T"]), q=n["q"],
+                              rpb=n["rpb"], gsize=n["G"], gidx=n["gidx"], rank=n["gt"])
         k = _analyse(site, True)
         off = next((o for lp in k.loops for *_, o in lp.butterflies), "auto")
         return RowPerWarp(lane=k.lane or "auto", offset=off)

@@ -1,0 +1,30 @@
+// RUN: kltrans opt -p 'row-per-thread{incr=post}'
+// The macro-spelled group prelude of the L2 kernel.
+// kltrans: launch l2rows grid=ceil_div(n_rows, max(1, 4 / ceil_div(n_cols, 2048))) block=BLOCK
+#define BLOCK 128
+#define ROW_W 2048
+
+extern "C" __global__ void l2rows(const float* __restrict__ in, float* __restrict__ out,
+                                  int n_rows, int n_cols)
+{
+    const int q = (n_cols + ROW_W - 1) / ROW_W;
+    const int rpb = q >= 1 && q <= 4 ? 4 / q : 1;  // rows per block
+    const int GS = BLOCK / rpb;  // threads per row
+    const int group = threadIdx.x / GS;
+    const int lane_id = threadIdx.x % GS;
+    const int r = blockIdx.x * rpb + group;
+    const bool live = r < n_rows;
+    if (!live) {
+        return;
+    }
+    const float* src = in + (size_t)r * n_cols;
+    float* dst = out + (size_t)r * n_cols;
+    float ss = 0.0f;
+    for (int i = 0; i < n_cols; i++) {
+        ss += src[i] * src[i];
+    }
+    const float scale = ss > 0.0f ? rsqrtf(ss) : 0.0f;
+    for (int i = lane_id; i < n_cols; i += GS) {
+        dst[i] = src[i] * scale;
+    }
+}

@@ -1,0 +1,112 @@
+// RUN: kltrans opt -p 'scalarize-bf16' --assume 'no_alias(*)' --assume reassoc --site 3
+// GATE: corpus/layernorm
+// The shape vectorize-bf16 writes (vb_layernorm_block_row): the normalize map's packed path
+// is dropped (site 3; sites 1 and 2 are the packed reductions).
+// kltrans: launch layernorm grid=rows block=128
+#include <cuda_bf16.h>
+#include <stdint.h>
+
+// 8 bf16 (one uint4) to float32: a bf16 is the upper half of a float
+__device__ __forceinline__ void unpack8(uint4 raw, float* f)
+{
+    const unsigned int w[4] = {raw.x, raw.y, raw.z, raw.w};
+    for (int j = 0; j < 4; ++j) {
+        f[2 * j] = __uint_as_float(w[j] << 16);
+        f[2 * j + 1] = __uint_as_float(w[j] & 0xffff0000u);
+    }
+}
+
+// sum over the block (blockDim.x == 128)
+__device__ float block_sum(float v, float* red)
+{
+    red[threadIdx.x] = v;
+    __syncthreads();
+    for (int s = 64; s > 0; s >>= 1) {
+        if (threadIdx.x < s) {
+            red[threadIdx.x] += red[threadIdx.x + s];
+        }
+        __syncthreads();
+    }
+    v = red[0];
+    __syncthreads();
+    return v;
+}
+
+extern "C" __global__ void layernorm(const __nv_bfloat16* x, const __nv_bfloat16* weight,
+                                     const __nv_bfloat16* bias, __nv_bfloat16* y, float* mean,
+                                     float* rstd, int rows, int cols, float eps)
+{
+    __shared__ float red[128];
+    const int row = blockIdx.x;
+    const __nv_bfloat16* xr = x + (size_t)row * cols;
+    __nv_bfloat16* yr = y + (size_t)row * cols;
+    const bool vec_ok = (cols & 7) == 0 &&
+        (((uintptr_t)x | (uintptr_t)y | (uintptr_t)weight | (uintptr_t)bias) & 15) == 0;
+    float s = 0.0f;
+    if (vec_ok) {
+        const uint4* xv = reinterpret_cast<const uint4*>(xr);
+        const int nv = cols >> 3;
+        for (int c = threadIdx.x; c < nv; c += blockDim.x) {
+            float f[8];
+            unpack8(xv[c], f);
+#pragma unroll
+            for (int j = 0; j < 8; ++j) {
+                s += f[j];
+            }
+        }
+    } else {
+        for (int c = threadIdx.x; c < cols; c += blockDim.x) {
+            s += __bfloat162float(xr[c]);
+        }
+    }
+    const float mu = block_sum(s, red) / (float)cols;
+    float sq = 0.0f;
+    if (vec_ok) {
+        const uint4* xv = reinterpret_cast<const uint4*>(xr);
+        const int nv = cols >> 3;
+        for (int c = threadIdx.x; c < nv; c += blockDim.x) {
+            float f[8];
+            unpack8(xv[c], f);
+#pragma unroll
+            for (int j = 0; j < 8; ++j) {
+                const float d = f[j] - mu;
+                sq += d * d;
+            }
+        }
+    } else {
+        for (int c = threadIdx.x; c < cols; c += blockDim.x) {
+            const float d = __bfloat162float(xr[c]) - mu;
+            sq += d * d;
+        }
+    }
+    const float rs = 1.0f / sqrtf(block_sum(sq, red) / (float)cols + eps);
+    if (threadIdx.x == 0) {
+        mean[row] = mu;
+        rstd[row] = rs;
+    }
+    if (vec_ok) {
+        const uint4* xv = reinterpret_cast<const uint4*>(xr);
+        const int nv = cols >> 3;
+        for (int c = threadIdx.x; c < nv; c += blockDim.x) {
+            float f[8];
+            float f1[8];
+            float f2[8];
+            unpack8(xv[c], f);
+            unpack8(reinterpret_cast<const uint4*>(weight)[c], f1);
+            unpack8(reinterpret_cast<const uint4*>(bias)[c], f2);
+            uint4 packed;
+            __nv_bfloat162* h = reinterpret_cast<__nv_bfloat162*>(&packed);
+#pragma unroll
+            for (int j = 0; j < 4; ++j) {
+                h[j] = __floats2bfloat162_rn((f[2 * j] - mu) * rs * f1[2 * j] + f2[2 * j], (f[2 * j + 1] - mu) * rs * f1[2 * j + 1] + f2[2 * j + 1]);
+            }
+            reinterpret_cast<uint4*>(yr)[c] = packed;
+        }
+    } else {
+        for (int c = threadIdx.x; c < cols; c += blockDim.x) {
+            const float a = (__bfloat162float(xr[c]) - mu) * rs * __bfloat162float(weight[c]) +
+                            __bfloat162float(bias[c]);
+            yr[c] = __float2bfloat16(a);
+        }
+    }
+}
