@@ -4,7 +4,7 @@
 # Each device call (kind nvidia-h200-x2, carry [".whl", "bench/experiment"]):
 #   bash tools/experiment-gpu.sh run        # resumes from bench/experiment/, stops before 560 s
 #                                           # (EXP_SECONDS=N for a shorter call; SLOTS_PER_GPU=K
-#                                           # searches share each GPU, default 3: their start-up
+#                                           # searches share each GPU, default 5: their start-up
 #                                           # and compiles overlap, and the per-GPU lock keeps
 #                                           # every correctness run and timing alone on the GPU)
 # then here, after each call:
@@ -27,7 +27,7 @@ case "${1:-}" in
     rc=0
     ngpu=$(nvidia-smi -L | wc -l)
     timeout --signal=INT --kill-after=20 "${EXP_SECONDS:-560}" python3 -m kltrans experiment corpus --budget 30 --seeds 0 \
-      --backend cuda --jobs $(( ngpu * ${SLOTS_PER_GPU:-3} )) --out "$OUT" --resume -q || rc=$?
+      --backend cuda --jobs $(( ngpu * ${SLOTS_PER_GPU:-5} )) --out "$OUT" --resume -q || rc=$?
     if [ "$rc" = 0 ]; then echo "complete"; else echo "stopped (rc $rc): run again to resume"; fi
     python3 -c "import json,sys; d=json.load(open('$OUT/experiment.partial.json')); print(len(d['runs']), 'runs kept')" ;;
   keep)
