@@ -593,6 +593,21 @@ def cmd_lineage(args) -> int:
 
     if not os.path.isdir(args.workload):
         raise UsageError(f"{args.workload}: not a directory (a workload folder with workload.yaml)")
+    if args.measure:
+        from kltrans.lineage.measure import MeasureError, measure
+
+        out = args.out or os.path.join(args.workload, "lineage")
+        if not os.path.isfile(os.path.join(out, "lineage.json")):
+            raise UsageError(f"{out}: no lineage.json to measure (walk first, or name it with --out)")
+        try:
+            doc = measure(out, args.workload, args.cluster, args.jobs, redo=args.restart,
+                          progress=not args.quiet)
+        except MeasureError as e:
+            raise UsageError(str(e)) from None
+        ok = sum(1 for t in doc["transitions"] if (t.get("effect") or {}).get("ok"))
+        print(f"{doc['config']['workload']}: {ok} of {len(doc['transitions'])} step(s) measured "
+              f"on {doc.get('effects_measured_on') or doc.get('gpu') or 'no GPU'}")
+        return EXIT_OK
     if args.max_steps < 0 or (args.jobs is not None and args.jobs < 1):
         raise UsageError("--max-steps must be >= 0 and --jobs >= 1")
     opts = WalkOptions(args.workload, args.expert, args.backend, args.max_steps, args.out,
@@ -810,7 +825,12 @@ def build_parser() -> argparse.ArgumentParser:
     sl.add_argument("--arch", help="target architecture (default sm_90)")
     sl.add_argument("--assume", action="append", default=[], metavar="FACT",
                     help="a fact beyond the workload's own (no_alias(*), aligned(*,16))")
-    sl.add_argument("--restart", action="store_true", help="ignore a lineage already there")
+    sl.add_argument("--restart", action="store_true",
+                    help="ignore a lineage already there (with --measure: time every step again)")
+    sl.add_argument("--measure", action="store_true",
+                    help="do not walk: time every recorded step of the lineage in --out "
+                         "(default DIR/lineage) on the GPU, paired, where it has no measured "
+                         "effect (a lineage walked on the CPU)")
     sl.add_argument("--probes", type=int, default=6, metavar="N",
                     help="probes of what fails without each step's conditions (0: none)")
     sl.add_argument("--quiet", action="store_true", help="no progress lines")

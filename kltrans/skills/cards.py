@@ -224,7 +224,7 @@ def _add_evidence(card, inv, d, doc, t, wl, lhash):
     if e.get("ok"):
         trials = [round(x, 4) for x in e["slowdown_trials"]]
         card["effect"].append({"workload": wl, "arch": cfg.get("arch", "sm_90"),
-                               "gpu": doc.get("gpu"), "measured": True,
+                               "gpu": e.get("device") or doc.get("gpu"), "measured": True,
                                "speedup": round(e["slowdown_median"], 4),
                                "speedup_trials": trials, "spread": round(e["spread"], 4),
                                "resources": inv_res})
