@@ -165,9 +165,14 @@ def test_memory_replays_the_most_similar_other_lineage():
 
 
 def test_a_rejected_candidate_is_recorded_with_its_stage():
-    doc = run(_opts("gelu", strategy="blind", budget=8, seed=1))
-    rej = [c for c in doc["candidates"] if c["verdict"] == "rejected"]
-    assert rej, "blind search with forced passes should break something in 8 evaluations"
+    # which seed's forced picks break gelu depends on the library's contents: try a few
+    rej = []
+    for seed in (1, 2, 3, 4):
+        doc = run(_opts("gelu", strategy="blind", budget=8, seed=seed))
+        rej = [c for c in doc["candidates"] if c["verdict"] == "rejected"]
+        if rej:
+            break
+    assert rej, "blind search with forced passes should break something in 4 x 8 evaluations"
     for c in rej:
         assert c["stage"] in ("compile", "correct") and c["reason"]
 

@@ -82,14 +82,17 @@ def main() -> int:
     job = json.loads(sys.stdin.read())
     out: dict = {"ok": False}
     phases: dict = {}
+    partial: dict = {}
     t0 = time.perf_counter()
     try:
-        out = _work(job, phases)
+        out = _work(job, phases, partial)
     except Exception as e:  # everything becomes data for the parent
         from kltrans.gate.backends import BackendError
 
         kind = e.kind if isinstance(e, BackendError) else type(e).__name__
-        out = {"ok": False, "verdict": "error", "kind": kind, "reason": str(e)[-3000:],
+        # what finished before it (a passed correct stage) stays: the error is a later stage's
+        out = {**partial, "ok": False, "verdict": "error", "kind": kind,
+               "reason": str(e)[-3000:],
                "traceback": traceback.format_exc()[-3000:]}
     phases["total"] = time.perf_counter() - t0
     out["phases"] = {k: round(v, 4) for k, v in phases.items()}
@@ -112,7 +115,7 @@ class _Phases:
         self.t = now
 
 
-def _work(job: dict, phases: dict | None = None) -> dict:
+def _work(job: dict, phases: dict | None = None, partial: dict | None = None) -> dict:
     import contextlib
 
     from kltrans.gate.backends import CpuBackend, CudaBackend
@@ -138,7 +141,8 @@ def _work(job: dict, phases: dict | None = None) -> dict:
     else:
         backend = CpuBackend(seed=job.get("emulator_seed", 0), timeout_s=job.get("launch_timeout", 60))
         device = contextlib.nullcontext()
-    out: dict = {"ok": True, "backend": backend.name, "device": backend.device_name}
+    out: dict = {} if partial is None else partial  # the caller keeps it if a stage raises
+    out.update({"ok": True, "backend": backend.name, "device": backend.device_name})
     ph.mark("setup")
     if job["kind"] == "gate":
         handle, contract, info = _load_kernel(backend, job, wl)

@@ -258,7 +258,11 @@ def _paired(a_src: bytes, b_src: bytes, name: str, wl, opts, check=None) -> dict
                     # trial it loses, the others cannot change that
                     "stop_when_slower": True, "min_reps": 3})
     correct = None
-    if check is not None and (r.get("correct") or r.get("verdict")):
+    passed = (r.get("correct") or {}).get("ok")
+    if check is not None and passed:  # a failure after it (the timing's) is not correct's
+        correct = {"stage": "correct", "status": "pass",
+                   "reason": f"{r['correct'].get('checks')} checks", "seconds": 0.0}
+    elif check is not None and (r.get("correct") or r.get("verdict")):
         st = _stage_results(r, ["correct"])[0]
         correct = {"stage": "correct", "status": st.status, "reason": st.reason[:2000],
                    "seconds": round(st.seconds, 3)}
@@ -268,7 +272,8 @@ def _paired(a_src: bytes, b_src: bytes, name: str, wl, opts, check=None) -> dict
     if not r.get("ok"):
         return {"ok": False, "reason": f"{r.get('verdict')}: {r.get('reason')}",
                 "phases": r.get("phases"),
-                **({"traceback": r["traceback"][-1500:]} if r.get("traceback") else {})}
+                **({"traceback": r["traceback"][-1500:]} if r.get("traceback") else {}),
+                **({"correct": correct} if correct is not None else {})}
     p = r["paired"]
     return {"ok": True, "best_ms": p["a"]["ms"], "candidate_ms": p["b"]["ms"],
             "speedup_trials": [round(x, 4) for x in p["ratios"]],
