@@ -21,7 +21,6 @@ import json
 import os
 import sys
 import tempfile
-import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
@@ -49,27 +48,34 @@ def _write(d, name, data):
     return p
 
 
-def part_gate(rows, lines):
-    from kltrans.gate.run import gate
+def part_gate(rows, lines, jobs=None):
+    """Every gated fixture's output, gated through the executor (``jobs`` slots; several
+    per GPU overlap compiles, and the per-GPU lock keeps each correct stage alone)."""
+    from kltrans.gate.executor import make_executor
+    from kltrans.gate.tasks import gate_task
     from kltrans.passes.fixtures import run_case
 
     lines.append("# gate: every gated fixture's pass output on the cuda backend (compile + correct)")
     lines.append(f"{'fixture':<58} {'workload':<20} {'result':<6} detail")
-    for c in _cases():
-        rel = os.path.relpath(c.path, os.path.join(ROOT, "tests", "passes"))
+    cases = _cases()
+    items = []
+    for c in cases:
         out = run_case(c)
-        with tempfile.TemporaryDirectory() as d:
-            p = _write(d, os.path.basename(c.path), out.output)
-            t0 = time.perf_counter()
-            rep = gate(p, os.path.join(ROOT, c.gate), backend="cuda", stages=("compile", "correct"))
-        fail = next((s for s in rep.stages if s.status == "fail"), None)
-        ok = rep.ok and any(s.stage == "correct" and s.status == "pass" for s in rep.stages)
-        detail = f"{fail.stage}: {fail.reason}" if fail else next(
-            (s.reason for s in rep.stages if s.stage == "correct"), "")
+        items.append({"source": out.output.decode("utf-8"), "name": os.path.basename(c.path),
+                      "workload": os.path.join(ROOT, c.gate), "backend": "cuda",
+                      "stages": ("compile", "correct")})
+    with make_executor(None, "cuda", jobs) as ex:
+        results = ex.map(gate_task, items, gpu=False)
+    for c, r in zip(cases, results):
+        rel = os.path.relpath(c.path, os.path.join(ROOT, "tests", "passes"))
+        ok = bool(r.get("ok"))
+        fail = r.get("fail")
+        detail = (f"{fail[0]}: {fail[1]}" if fail else
+                  f"{r.get('checks')} checks" if r.get("checks") is not None else
+                  f"{r.get('verdict')}: {r.get('reason')}")
         rows.append({"part": "gate", "fixture": rel, "workload": c.gate, "ok": ok,
-                     "detail": detail, "seconds": round(time.perf_counter() - t0, 2)})
+                     "detail": detail, "seconds": round(r.get("seconds") or 0.0, 2)})
         lines.append(f"{rel:<58} {c.gate:<20} {'PASS' if ok else 'FAIL':<6} {detail}")
-        print(lines[-1], flush=True)
 
 
 def part_effect(rows, lines):
@@ -118,15 +124,18 @@ def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", required=True)
     ap.add_argument("--part", choices=("gate", "effect", "all"), default="all")
+    ap.add_argument("--jobs", type=int, default=None,
+                    help="executor slots for the gate part (default: one per GPU)")
     args = ap.parse_args()
     from kltrans.gate.backends import gpu_available
 
     if not gpu_available():
         print("bench/pass_effect.py needs a GPU", file=sys.stderr)
         return 2
-    rows, lines = [], [f"# command: python3 bench/pass_effect.py --out $OUT --part {args.part}"]
+    jobs = f" --jobs {args.jobs}" if args.jobs else ""
+    rows, lines = [], [f"# command: python3 bench/pass_effect.py --out $OUT --part {args.part}{jobs}"]
     if args.part in ("gate", "all"):
-        part_gate(rows, lines)
+        part_gate(rows, lines, args.jobs)
     if args.part in ("effect", "all"):
         part_effect(rows, lines)
     os.makedirs(args.out, exist_ok=True)
