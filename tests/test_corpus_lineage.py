@@ -111,3 +111,24 @@ def test_committed_lineage_reproduces(workload, tmp_path):
     assert got == want
     assert [s["hash"] for s in doc["states"]] == [s["hash"] for s in committed["states"]]
     assert doc["termination"]["kind"] == committed["termination"]["kind"]
+
+
+@pytest.mark.skipif(shutil.which("g++") is None, reason="the CPU emulator needs g++")
+@pytest.mark.parametrize("workload", NAIVE)
+def test_naive_end_of_each_lineage_passes_the_gate_and_has_no_mechanism(workload):
+    """Issue 7: the simplify passes, applied in the lineage's order (replayed above),
+    reach a kernel with none of the expert's mechanisms that passes the gate."""
+    from kltrans.gate.run import gate
+    from kltrans.lineage.naive import residual_mechanisms
+    from kltrans.syntax.unit import load
+
+    doc = _doc(workload)
+    d = os.path.join(ROOT, "corpus", workload)
+    end = os.path.join(d, doc["states"][-1]["file"])
+    [u] = load(end)
+    assert residual_mechanisms(u) == []
+    wdir = os.path.join(ROOT, "corpus", workload.split(os.sep)[0])
+    rep = gate(end, wdir, doc["config"]["kernel"], backend="cpu", stages=("compile", "correct"),
+               sizes=doc["config"]["sizes"], seeds=doc["config"]["seeds"])
+    assert rep.ok and any(s.stage == "correct" and s.status == "pass" for s in rep.stages), \
+        [(s.stage, s.status, s.reason[:300]) for s in rep.stages]
