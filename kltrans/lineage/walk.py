@@ -416,7 +416,8 @@ def _walk(opts: WalkOptions, ex: _LazyExecutor) -> dict:
             _measure(accepted, cur, opts, wl, expert_path, ex)
             doc["gpu"] = doc.get("gpu") or next(
                 (c.effect.get("device") for c in accepted if c.effect and c.effect.get("ok")), None)
-            timed = [c for c in accepted if c.effect and c.effect.get("ok")]
+            timed = [c for c in accepted if c.effect and c.effect.get("ok")
+                     and not c.effect.get("screened")]
             if timed:
                 rule = "max-time"
                 chosen = max(timed, key=lambda c: c.effect["slowdown_median"])
@@ -576,26 +577,42 @@ def _gate_all(live, opts, wl, kernel, ne, sizes, backend, expert_path, ex):
             c.stage, c.reason = (r["fail"] or ("correct", "no correct stage ran"))
 
 
-def _measure(accepted, cur: bytes, opts, wl, expert_path, ex):
+def _measure(accepted, cur: bytes, opts, wl, expert_path, ex, screen_keep: int = 3):
     """Paired trials: each accepted candidate (B) against the current state (A), one GPU
-    task each (kltrans.gate.tasks.bench_task)."""
+    task each (kltrans.gate.tasks.bench_task), in two rounds: one trial each to screen
+    them, then five trials for the ``screen_keep`` that cost most time in the screen (the
+    step is chosen among these; the others keep their one-trial effect, marked
+    ``screened``). Each side of a trial runs near 300 ms, at least 3 repetitions."""
     from kltrans.gate.tasks import bench_task
 
     name = os.path.basename(expert_path)
-    items = [{"a_source": cur.decode("utf-8"), "a_name": "current_" + name,
-              "b_source": c.after.decode("utf-8"), "b_name": f"cand{i}_" + name,
-              "workload": wl.path, "timeout_s": opts.timeout_s}
-             for i, c in enumerate(accepted)]
-    for c, r in zip(accepted, ex.get().map(bench_task, items, gpu=False)):  # devlock
-        if not r.get("ok"):
-            c.effect = {"ok": False, "reason": f"{r.get('verdict')}: {r.get('reason')}"}
-            continue
-        p = r["paired"]
-        ratios = [1.0 / x for x in p["ratios"]]  # time(simplified) / time(current)
-        c.effect = {"ok": True, "current_ms": p["a"]["ms"], "simplified_ms": p["b"]["ms"],
-                    "slowdown_median": sorted(ratios)[len(ratios) // 2],
-                    "slowdown_trials": ratios, "spread": max(ratios) - min(ratios),
-                    "device": r.get("device"), "size": r.get("size")}
+
+    def run(cands, trials):
+        items = [{"a_source": cur.decode("utf-8"), "a_name": "current_" + name,
+                  "b_source": c.after.decode("utf-8"), "b_name": f"cand{i}_" + name,
+                  "workload": wl.path, "timeout_s": opts.timeout_s, "trials": trials,
+                  "side_ms": 300.0, "min_reps": 3}
+                 for i, c in enumerate(cands)]
+        for c, r in zip(cands, ex.get().map(bench_task, items, gpu=False)):  # devlock
+            if not r.get("ok"):
+                c.effect = {"ok": False, "reason": f"{r.get('verdict')}: {r.get('reason')}"}
+                continue
+            p = r["paired"]
+            ratios = [1.0 / x for x in p["ratios"]]  # time(simplified) / time(current)
+            c.effect = {"ok": True, "current_ms": p["a"]["ms"], "simplified_ms": p["b"]["ms"],
+                        "slowdown_median": sorted(ratios)[len(ratios) // 2],
+                        "slowdown_trials": ratios, "spread": max(ratios) - min(ratios),
+                        "device": r.get("device"), "size": r.get("size")}
+
+    if len(accepted) <= screen_keep:
+        run(accepted, 5)
+        return
+    run(accepted, 1)
+    ok = sorted((c for c in accepted if c.effect and c.effect.get("ok")),
+                key=lambda c: -c.effect["slowdown_median"])
+    for c in ok[screen_keep:]:
+        c.effect["screened"] = True
+    run(ok[:screen_keep], 5)
 
 
 def _say(opts: WalkOptions, msg: str) -> None:
