@@ -32,6 +32,7 @@ from passes.grid_stride import _width, line_indent, norm, shift, statements, use
 MAX_FACTOR = 16
 _L2 = Pattern.compile("for (; $I < $N; $I += $S) $BODY;")
 _L1 = Pattern.compile("for (; $C; $I += $S) $BODY;")
+_L3 = Pattern.compile("for ($T $I = $E; $I < $N; $I += $S) $BODY;")
 _PRIMARY = {"identifier", "number_literal", "field_expression", "subscript_expression",
             "call_expression", "parenthesized_expression"}
 VAR_NAMES = ("u", "k", "j", "r")
@@ -53,6 +54,7 @@ class _Loop:
     var: str | None
     load: object
     rest: list
+    init: object = None  # `T i = E;` in the loop header (hoisted before the main loop), or None
 
 
 _LOAD_KINDS = ("subscript_expression", "pointer_expression", "call_expression")
@@ -106,12 +108,41 @@ def _inline_load(unit, sts, i: str):
     return x, None
 
 
-def _parse_loop(unit, node) -> "_Loop | str":
+def _hoistable(unit, loop, i: str) -> str | None:
+    """Why the index declared in ``loop``'s header cannot move before it, or None: the loop
+    must be a statement of a block that names ``i`` nowhere else (the hoisted declaration
+    would clash with, or capture, another ``i``)."""
+    block = loop.parent
+    if block is None or block.type != "compound_statement":
+        return "the loop is not a statement of a block, where its index could be declared"
+    for m in unit.walk(block):
+        if m.type == "identifier" and unit.text(m) == i and not (
+                loop.start_byte <= m.start_byte < loop.end_byte):
+            return (f"{i} is also named at line {unit.line_col(m.start_byte)[0]} of the loop's "
+                    f"block: declaring the loop's {i} before the loop would clash with it")
+    return None
+
+
+def _parse_loop(unit, node, fold: bool = False) -> "_Loop | str":
+    """The strided loop at ``node``; ``fold``: also ``for (T i = start; ...)``."""
     if node is None or node.type != "for_statement":
         return "not a for loop"
     got = _L2.match(unit, node)
+    init = None
+    if got is None and fold:
+        got = _L3.match(unit, node)
+        init = node.child_by_field_name("initializer") if got is not None else None
+        if init is not None:
+            ds = init.children_by_field_name("declarator")
+            if len(ds) != 1 or any(c.type in ("type_qualifier", "storage_class_specifier")
+                                   for c in init.children):
+                return f"`{norm(unit.text(init))}`: only `for (T i = start; ...)` is supported"
+            why = _hoistable(unit, node, unit.text(got["I"]))
+            if why:
+                return why
     if got is None or got["I"].type != "identifier":
-        return "the loop is not `for (; i < n; i += stride)` over an index declared before it"
+        return ("the loop is not `for (; i < n; i += stride)` over an index declared before it"
+                + (" or `for (T i = start; i < n; i += stride)`" if fold else ""))
     i = unit.text(got["I"])
     body = got["BODY"]
     sts = statements(body)
@@ -122,7 +153,7 @@ def _parse_loop(unit, node) -> "_Loop | str":
         load, why = _inline_load(unit, sts, i)
         if load is None:
             return why
-        return _Loop(node, i, got["N"], got["S"], body, None, None, None, load, sts)
+        return _Loop(node, i, got["N"], got["S"], body, None, None, None, load, sts, init)
     if body.type != "compound_statement" or len(sts) < 2:
         return "the loop body is not a block that loads a value and then uses it"
     if len(ds) != 1 or ds[0].type != "init_declarator" or \
@@ -142,7 +173,7 @@ def _parse_loop(unit, node) -> "_Loop | str":
             if m.type == "identifier" and unit.text(m) == i:
                 return (f"`{norm(unit.text(st))[:50]}` uses {i}: after the load the body may use "
                         f"only the loaded value")
-    return _Loop(node, i, got["N"], got["S"], body, d, norm(unit.text(ty)), var, load, rest)
+    return _Loop(node, i, got["N"], got["S"], body, d, norm(unit.text(ty)), var, load, rest, init)
 
 
 def _factor_text(f) -> tuple[str, str]:
@@ -318,7 +349,7 @@ def _invariant(unit, lp: _Loop) -> Verdict:
 
 
 def _site_loop(site) -> "_Loop | str":
-    return _parse_loop(site.unit, site.node)
+    return _parse_loop(site.unit, site.node, fold=True)
 
 
 def _o_shape(site, ctx) -> Verdict:
@@ -383,7 +414,8 @@ def _o_index_type(site, ctx) -> Verdict:
     lp = _site_loop(site)
     if isinstance(lp, str):
         return Verdict.unknown(lp)
-    ty = _scoped_type_of(site.unit, site.function, lp.i, lp.node)
+    ty = norm(site.unit.text(lp.init.child_by_field_name("type"))) if lp.init is not None \
+        else _scoped_type_of(site.unit, site.function, lp.i, lp.node)
     if ty is not None and _width(ty) == 64:
         return Verdict.yes(f"{lp.i} is {ty}: {lp.i} + (F - 1) * stride cannot overflow")
     if ctx.assumed("no_overflow"):
@@ -505,9 +537,13 @@ class UnrollStride(Pass):
     Accepted anchors: ``for (; i < n; i += s)`` (``i`` declared before the loop, so the
     main loop can hand it on) whose body is ``[const] T v = LOAD(i);`` followed by
     statements that use only ``v`` and update local variables; ``s`` is any loop-invariant
-    stride (``nthreads``, ``blockDim.x * gridDim.x``, a constant).
+    stride (``nthreads``, ``blockDim.x * gridDim.x``, a constant). Also ``for (T i = S; i
+    < n; i += s)`` (what ``grid-stride`` writes by default) when the loop is a statement
+    of a block that names ``i`` nowhere else: the declaration ``T i = S;`` is hoisted
+    before the main loop and the loop's header keeps ``for (; i < n; i += s)``.
 
-    Preconditions: stride-loop (layout: that shape), register-only (storage: the load is
+    Preconditions: stride-loop (layout: that shape; a header declaration only when it can
+    be hoisted), register-only (storage: the load is
     pure and the rest updates only local variables, so loads may be issued early),
     invariant (pipeline: bound, stride and index change only through the loop),
     index-type (dtype: ``i`` is 64-bit, or ``--assume no_overflow``: the look-ahead
@@ -523,7 +559,9 @@ class UnrollStride(Pass):
     kind = "optimize"
     inverse = "reroll-stride"
     scope = "device"
-    anchor = Rule(pattern="for (; $I < $N; $I += $S) $BODY;", constraints={"I": {"kind": "identifier"}})
+    anchor = Rule(any=(Rule(pattern="for (; $I < $N; $I += $S) $BODY;"),
+                       Rule(pattern="for ($T $I = $E; $I < $N; $I += $S) $BODY;")),
+                  constraints={"I": {"kind": "identifier"}})
     preconditions = (
         Precondition("stride-loop", "layout",
                      "for (; i < n; i += s) { [const] T v = LOAD(i); uses of v }", _o_shape),
@@ -557,10 +595,15 @@ class UnrollStride(Pass):
             ty, arr = _elem_type(self, site, lp), _arr(self, site)
         text = unrolled_text(unit, lp, self.factor, _var(self, site), self.braces, ind, st,
                              ty, arr)
+        if lp.init is not None:  # hoist `T i = E;`: the main loop hands i on to the loop
+            return [Edit.insert(lp.node.start_byte,
+                                unit.text(lp.init) + "\n" + ind + text + "\n" + ind),
+                    Edit(lp.init.start_byte, lp.init.end_byte, ";")]
         return [Edit.insert(lp.node.start_byte, text + "\n" + ind)]
 
     def inverse_for(self, site, ctx):
-        return RerollStride()
+        lp = _site_loop(site)
+        return RerollStride(fold=not isinstance(lp, str) and lp.init is not None)
 
 
 # ------------------------------------------------------------------ reroll-stride
@@ -605,7 +648,31 @@ def _unrolled(site):
     opts = {"factor": factor, "var": var, "braces": braces}
     if lp.decl is None:
         opts.update(array=arr, type=ty)
+    if getattr(site.pass_, "fold", False) and _fold_decl(unit, node, lp) is None:
+        return None, (f"fold: the statement before the loop is not the declaration `T {lp.i} = "
+                      f"start;` that unroll-stride hoisted out of the loop's header, or {lp.i} "
+                      "is named elsewhere in the block")
     return (opts, lp), None
+
+
+def _fold_decl(unit, node, lp):
+    """The declaration ``T i = start;`` just before the main loop ``node`` that the
+    remainder loop ``lp`` can take back into its header (``i`` named nowhere else in the
+    block), else None."""
+    d = node.prev_named_sibling
+    if d is None or d.type != "declaration":
+        return None
+    ds = d.children_by_field_name("declarator")
+    if len(ds) != 1 or ds[0].type != "init_declarator" or \
+            unit.text(ds[0].child_by_field_name("declarator")) != lp.i or \
+            any(c.type in ("type_qualifier", "storage_class_specifier") for c in d.children):
+        return None
+    block = node.parent
+    for m in unit.walk(block):
+        if m.type == "identifier" and unit.text(m) == lp.i and not (
+                d.start_byte <= m.start_byte < lp.node.end_byte):
+            return None
+    return d
 
 
 def _s_shape(site, ctx) -> Verdict:
@@ -665,8 +732,12 @@ class RerollStride(Pass):
     body updates only local variables, so early loads were equivalent), invariant
     (pipeline: bound and stride are loop-invariant).
 
-    Options: none (factor, variable and braces are read from the code; ``inverse_for``
-    passes them to ``unroll-stride``).
+    Options: ``fold`` (default false): also move the declaration ``T i = S;`` that is the
+    statement just before the main loop back into the remaining loop's header, ``for (T i
+    = S; ...)`` (the exact inverse of unroll-stride on that form; refused under
+    unrolled-shape when the statement before is not that declaration or ``i`` is named
+    elsewhere in the block). Factor, variable and braces are read from the code;
+    ``inverse_for`` passes them to ``unroll-stride``.
     """
 
     name = "reroll-stride"
@@ -683,11 +754,24 @@ class RerollStride(Pass):
                      "bound and stride are loop-invariant", _s_invariant),
     )
 
+    fold: bool = option(False, Bool(), "also move the declaration `T i = start;` just before "
+                        "the main loop back into the remaining loop's header (the inverse of "
+                        "unroll-stride on `for (T i = start; ...)`)")
+
     def rewrite(self, site, ctx):
         unit, node = site.unit, site.node
         src = unit.source
         ls = src.rfind(b"\n", 0, node.start_byte) + 1
         nxt = node.next_named_sibling
+        if self.fold:
+            (_, lp), _ = _unrolled(site)
+            d = _fold_decl(unit, node, lp)
+            semi = next(c for c in nxt.children if c.type == ";")
+            ds = src.rfind(b"\n", 0, d.start_byte) + 1
+            ns = src.rfind(b"\n", 0, nxt.start_byte) + 1
+            if src[ds:d.start_byte].strip() or src[ns:nxt.start_byte].strip():
+                ds, ns = d.start_byte, nxt.start_byte
+            return [Edit.delete(ds, ns), Edit(semi.start_byte, semi.end_byte, unit.text(d))]
         if src[ls:node.start_byte].strip() == b"":
             ns = src.rfind(b"\n", 0, nxt.start_byte) + 1
             if src[ns:nxt.start_byte].strip() == b"":

@@ -11,9 +11,15 @@ from kltrans.match import Rule
 from kltrans.match.pattern import Pattern
 from kltrans.passes import Choice, Pass, Precondition, option
 from kltrans.syntax import Edit
+from kltrans.match.predicates import pure
 from passes.grid_stride import (
     GUARD,
     GUARD_PRECONDITIONS,
+    _bound_width,
+    _width as _int_width,
+    check_global_index,
+    check_index_type,
+    check_sole_work,
     call_parts,
     contract_of,
     fresh,
@@ -130,6 +136,114 @@ def _aligned(ctx, name: str, nbytes: int) -> bool:
             if k is not None and k % nbytes == 0:
                 return True
     return False
+
+
+# ------------------------------------------------- the element guard of a coarsened loop
+def _coarsened(site, ctx):
+    """The site of ``uncoarsen`` (every precondition holding) whose element guard is this
+    site's guard, when the guard is ``coarsen``'s ``if (j < n)`` inside ``for (c ...) {
+    T j = i + c * blockDim.x; if (j < n) ...}``; else None. Then j takes every value of
+    [0, F * grid * block) exactly once, one per (thread, c), consecutive threads on
+    consecutive j: the same facts as a plain global index, one level down."""
+    from passes.coarsen import Uncoarsen
+
+    g = guarded(site)
+    body = g.stmt.parent
+    loop = body.parent if body is not None and body.type == "compound_statement" else None
+    if loop is None or loop.type != "for_statement":
+        return None
+    inv = Uncoarsen()
+    for s in inv.sites(site.unit, ctx):
+        if s.node.id == loop.id and s.text("J") == g.index:
+            return s if all(v.holds for _, v in inv.check(s, ctx)) else None
+    return None
+
+
+def _step(unit, stmt) -> str:
+    """One level of indentation: that of the kernel-body statement holding ``stmt``."""
+    top = stmt
+    while top.parent is not None and top.parent.parent is not None and \
+            top.parent.parent.type != "function_definition":
+        top = top.parent
+    return indent_step(unit, top)
+
+
+def _elem_decl(site, ctx):
+    """(declaration, type text) of the guard's index: a kernel-body statement, or ``T j =
+    ...;`` at the top of a coarsened loop; else (None, why)."""
+    g = guarded(site)
+    d = index_decl(site.unit, site.function, g.index)
+    if not isinstance(d, str):
+        return d.decl, d.type_text
+    cs = _coarsened(site, ctx)
+    if cs is None:
+        return None, d
+    decl = statements(cs.node.child_by_field_name("body"))[0]
+    return decl, norm(site.unit.text(decl.child_by_field_name("type")))
+
+
+def _or_coarsened(check, what: str):
+    def run(site, ctx) -> Verdict:
+        v = check(site, ctx)
+        if v.holds:
+            return v
+        cs = _coarsened(site, ctx)
+        if cs is None:
+            return v
+        return Verdict.yes(what.format(j=guarded(site).index, i=cs.text("I"), f=cs.text("F")))
+    return run
+
+
+def _coarsened_sole_work(site, ctx) -> Verdict:
+    v = check_sole_work(site, ctx)
+    if v.holds:
+        return v
+    cs = _coarsened(site, ctx)
+    if cs is None:
+        return v
+    unit, fn = site.unit, site.function
+    loop = cs.node
+    if loop.parent is None or loop.parent.id != fn.body.id:
+        return Verdict.no(f"the coarsened loop is nested in a {loop.parent.type}: it must be a "
+                          f"statement of {fn.name}'s body")
+    for s in statements(fn.body):
+        if s.id == loop.id:
+            continue
+        if s.type != "declaration" or not pure(unit, s):
+            return Verdict.no(f"line {unit.line_col(s.start_byte)[0]}: `{norm(unit.text(s))[:60]}` "
+                              "runs outside the coarsened loop")
+    return Verdict.yes(f"{fn.name} runs the coarsened loop over {guarded(site).index}, nothing "
+                       "else")
+
+
+def _coarsened_index_type(site, ctx) -> Verdict:
+    v = check_index_type(site, ctx)
+    if v.holds:
+        return v
+    cs = _coarsened(site, ctx)
+    if cs is None:
+        return v
+    g = guarded(site)
+    _, ty = _elem_decl(site, ctx)
+    n = norm(site.unit.text(g.bound))
+    wi, (wn, tn) = _int_width(ty), _bound_width(site, g.bound)
+    if wi is None or wi < wn:
+        return Verdict.no(f"{g.index} is {ty}, narrower than the bound {n} ({tn}) or not an "
+                          "integer type the pass knows")
+    return Verdict.yes(f"{g.index} is {ty}, as wide as the bound {n} ({tn})")
+
+
+_COARSENED_OK = {
+    "global-index": _or_coarsened(check_global_index,
+                                  "{j} = {i} + c * blockDim.x is the element index of a "
+                                  "{f}-way coarsened loop (each element once)"),
+    "sole-work": _coarsened_sole_work,
+    "index-type": _coarsened_index_type,
+}
+GUARD_OR_COARSENED = tuple(
+    Precondition(p.name, p.category, p.doc + " (or the element guard of a coarsened loop)",
+                 _COARSENED_OK[p.name]) if p.name in _COARSENED_OK else p
+    for p in GUARD_PRECONDITIONS)
 
 
 # ------------------------------------------------------------------ preconditions
@@ -296,6 +410,13 @@ class VectorizeAccess(Pass):
     alignment facts from the context), remainder (layout: ``tail=emit``, or
     ``tail=assume`` with the divisibility fact).
 
+    The element guard of a coarsened loop (``coarsen``'s output ``for (int c = 0; c < F;
+    ++c) { T j = i + c * blockDim.x; if (j < n) BODY }``, where ``uncoarsen`` would hold)
+    is accepted too: j then takes every value below F * grid * block once, consecutive
+    threads on consecutive j, so global-index, sole-work (the coarsened loop is the
+    kernel's only work) and index-type (j's type) hold for it as for a plain index, and
+    the grid is divided by ``width`` once more.
+
     Options: ``width`` (2 or 4; default 4: ``float4``/``int4``/``uint4``, 2:
     ``float2``/...), ``tail`` (``emit``: a guarded scalar tail, or ``assume``: no tail,
     ``n % width == 0`` from the context; default ``emit``).
@@ -305,7 +426,7 @@ class VectorizeAccess(Pass):
     kind = "optimize"
     inverse = "scalarize-access"
     anchor = GUARD
-    preconditions = GUARD_PRECONDITIONS + (
+    preconditions = GUARD_OR_COARSENED + (
         Precondition("element-type", "dtype",
                      "every pointer accessed at i points to 4-byte float, int or unsigned int",
                      _element_type),
@@ -333,7 +454,7 @@ class VectorizeAccess(Pass):
     def rewrite(self, site, ctx):
         unit, fn = site.unit, site.function
         g = guarded(site)
-        d = index_decl(unit, fn, g.index)
+        _, itype = _elem_decl(site, ctx)
         w, i, n = self.width, g.index, unit.text(g.bound)
         ptrs = sorted(_pointers(site), key=lambda p: not p.loaded)  # loads first
         used = used_names(unit, fn)
@@ -350,7 +471,7 @@ class VectorizeAccess(Pass):
             p.var = cand
             taken.add(cand)
         ind = line_indent(unit, g.stmt.start_byte)
-        st = indent_step(unit, g.stmt)
+        st = _step(unit, g.stmt)
         inner = ind + st
         lines = [f"if ({w} * {i} + {w - 1} < {n}) {{"]
         for p in ptrs:
@@ -374,7 +495,7 @@ class VectorizeAccess(Pass):
             k = fresh(unit, fn, TAIL_VARS, taken)
             body = shift(rename(unit, g.body, i, k), st)
             lines.append(f"{ind}}} else {{")
-            lines.append(f"{inner}for ({d.type_text} {k} = {w} * {i}; {k} < {n}; ++{k}) {body}")
+            lines.append(f"{inner}for ({itype} {k} = {w} * {i}; {k} < {n}; ++{k}) {body}")
         lines.append(f"{ind}}}")
         return [Edit(g.stmt.start_byte, g.stmt.end_byte, "\n".join(lines))]
 
@@ -637,7 +758,7 @@ class ScalarizeAccess(Pass):
     def rewrite(self, site, ctx):
         unit = site.unit
         form = _vector_form(site)
-        st = indent_step(unit, site.node)
+        st = _step(unit, site.node)
         body = unshift(_lane(unit, form, form.lanes[0], "x"), st)
         return [Edit(site.node.start_byte, site.node.end_byte,
                      f"if ({form.index} < {site.text('N')}) {body}")]

@@ -21,11 +21,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from kltrans.analysis.affine import affine_of
 from kltrans.analysis.verdict import Verdict
 from kltrans.match import Rule
 from kltrans.passes import Bool, Choice, Identifier, IntRange, OneOf, Pass, Precondition, option
 from kltrans.syntax import Edit
-from passes.grid_stride import line_indent, norm, shift, splice, unshift
+from passes.grid_stride import GLOBAL_INDEX, GRID_SIZE, line_indent, norm, shift, splice, unshift
 from passes.vectorize_lanes import (ELEMS, _aligned_roots, _assigned, _declaration,
                                     _divisible_lens, _flat, _idents, _indent_step, _is_pointer,
                                     _base_type, _multiple, _pure, _root, _single, _strip)
@@ -52,23 +53,70 @@ class MapLoop:
     stmt: object  # the statement `Y[I] = E;`
     value: object  # E
     reads: list  # the X[I] nodes in E
+    start_node: object = None  # S (the initializer, or the value of i's declaration)
+    step_node: object = None  # STEP
+    decl: object = None  # `T i = S;` before a loop `for (; i < N; ...)`, else None
 
 
-def map_loop(unit, loop) -> "MapLoop | str":
+def _outer_index(unit, fn, loop, var: str, vector=None):
+    """(declaration, value) of the index of ``for (; i < N; i += STEP)``: a plain top-level
+    ``T i = S;`` before the loop, assigned nowhere but in the loop's update and not used
+    after the loop (the vector path advances it instead of the loop); or why not.
+    ``vector``: the then-branch of a dispatch around the loop, whose updates are allowed."""
+    got = _declaration(unit, fn, var, loop.start_byte) if fn is not None else None
+    if got is None or got[0].type != "declaration" or got[1] is None:
+        return None, f"{var} is not declared with an initial value before the loop"
+    decl, value = got
+    if decl.parent is None or not (decl.parent.start_byte <= loop.start_byte and
+                                   loop.end_byte <= decl.parent.end_byte):
+        return None, f"the declaration of {var} is not in a block around the loop"
+    if len(decl.children_by_field_name("declarator")) != 1 or any(
+            c.type in ("type_qualifier", "storage_class_specifier") for c in decl.children):
+        return None, f"`{norm(unit.text(decl))}`: only `T {var} = S;` is supported"
+    upd = loop.child_by_field_name("update")
+    for n in unit.walk(fn.node):
+        if n.type in ("assignment_expression", "update_expression"):
+            t = _strip(n.child_by_field_name("left") or n.child_by_field_name("argument"))
+            if t is not None and t.type == "identifier" and unit.text(t) == var and \
+                    not (upd.start_byte <= n.start_byte and n.end_byte <= upd.end_byte) and \
+                    not (vector is not None and vector.start_byte <= n.start_byte and
+                         n.end_byte <= vector.end_byte):
+                return None, (f"{var} is assigned at line {unit.line_col(n.start_byte)[0]} "
+                              "besides the loop's update")
+    for n in _idents(unit, fn.node, var):
+        if n.start_byte >= loop.end_byte:
+            return None, (f"{var} is used after the loop (line {unit.line_col(n.start_byte)[0]}): "
+                          "the vector path would leave it at another value")
+    return (decl, value), None
+
+
+def map_loop(unit, loop, fn=None, vector=None) -> "MapLoop | str":
     if loop is None or loop.type != "for_statement":
         return "not a for loop"
     init = loop.child_by_field_name("initializer")
     cond = loop.child_by_field_name("condition")
     upd = loop.child_by_field_name("update")
-    if init is None or init.type != "declaration" or cond is None or upd is None:
-        return "the loop is not `for (T i = S; i < N; i += STEP)`"
-    decls = init.children_by_field_name("declarator")
-    if len(decls) != 1 or decls[0].type != "init_declarator":
-        return "the loop declares more than one variable"
-    var = unit.text(decls[0].child_by_field_name("declarator"))
-    start = norm(unit.text(decls[0].child_by_field_name("value")))
-    vtype = norm(unit.text(init.child_by_field_name("type")))
+    if cond is None or upd is None or (init is not None and init.type != "declaration"):
+        return "the loop is not `for (T i = S; i < N; i += STEP)` or `for (; i < N; i += STEP)`"
+    decl = None
     c = _strip(cond)
+    if init is not None:
+        decls = init.children_by_field_name("declarator")
+        if len(decls) != 1 or decls[0].type != "init_declarator":
+            return "the loop declares more than one variable"
+        var = unit.text(decls[0].child_by_field_name("declarator"))
+        start_node = decls[0].child_by_field_name("value")
+        vtype = norm(unit.text(init.child_by_field_name("type")))
+    else:
+        if c.type != "binary_expression" or _strip(c.child_by_field_name("left")).type != "identifier":
+            return "the condition is not `i < N`"
+        var = unit.text(_strip(c.child_by_field_name("left")))
+        got, why = _outer_index(unit, fn, loop, var, vector)
+        if got is None:
+            return why
+        decl, start_node = got
+        vtype = norm(unit.text(decl.child_by_field_name("type")))
+    start = norm(unit.text(start_node))
     if c.type != "binary_expression" or unit.text(c.child_by_field_name("operator")) != "<" \
             or norm(unit.text(c.child_by_field_name("left"))) != var:
         return f"the condition is not `{var} < N`"
@@ -116,7 +164,7 @@ def map_loop(unit, loop) -> "MapLoop | str":
         if p is None or p.id not in cover:
             return f"the value uses `{var}` outside `{src}[{var}]`"
     return MapLoop(loop, var, vtype, start, norm(unit.text(bound)), norm(unit.text(step)), dst,
-                   src, stmt, value, reads)
+                   src, stmt, value, reads, start_node, step, decl)
 
 
 def _sub_index(node):
@@ -161,8 +209,9 @@ def render(unit, ml, vt: str, w: int, o: dict, step: str) -> list[str]:
     out = [f"{'const ' if o['const'] else ''}{vt}*{rq} {o['xv']} = "
            f"reinterpret_cast<{'const ' if o['const'] else ''}{vt}*>({ml.src});",
            f"{vt}*{rq} {o['yv']} = reinterpret_cast<{vt}*>({ml.dst});",
-           f"const {ity} {o['nv']} = {div};",
-           f"{ity} {ml.var} = {ml.start};"]
+           f"const {ity} {o['nv']} = {div};"]
+    if ml.decl is None:  # else the vector path advances the index declared before the loop
+        out.append(f"{ity} {ml.var} = {ml.start};")
     I, U, u, T, O = ml.var, str(o["unroll"]), o["u"], o["t"], o["o"]
     if U != "1":
         out += [f"for (; {I} + ({U} - 1) * {S} < {o['nv']}; {I} += {U} * {S}) {{",
@@ -194,7 +243,7 @@ class Found:
 def _find(site) -> Found:
     unit, node = site.unit, site.node
     if node.type == "for_statement":
-        ml = map_loop(unit, node)
+        ml = map_loop(unit, node, site.function)
         if isinstance(ml, str):
             return Found(why=ml)
         return Found(ml, flag=getattr(site.pass_, "flag", None))
@@ -206,7 +255,7 @@ def _find(site) -> Found:
     loop = _single(els[0]) if len(els) == 1 else None
     if loop is None or loop.type != "for_statement":
         return Found(why="the else branch is not a single loop")
-    ml = map_loop(unit, loop)
+    ml = map_loop(unit, loop, site.function, node.child_by_field_name("consequence"))
     if isinstance(ml, str):
         return Found(why=f"the else branch is not a strided map: {ml}")
     return Found(ml, flag=unit.text(cond), dispatch=node)
@@ -244,7 +293,10 @@ def check_whole_range(site, ctx) -> Verdict:
     before = ml.loop.start_byte
     start = _resolve(unit, fn, ml.start, before).strip("()")
     step = _flat(ml.step).strip("()")
-    ok = (start == "threadIdx.x" and step == "blockDim.x") or \
+    sa = affine_of(unit, ml.start_node, fn) if ml.start_node is not None else None
+    ga = affine_of(unit, ml.step_node, fn) if ml.step_node is not None else None
+    ok = (sa is not None and sa == GLOBAL_INDEX and ga is not None and ga == GRID_SIZE) or \
+        (start == "threadIdx.x" and step == "blockDim.x") or \
         (start in _GLOBAL_IDS and step in _GRID) or \
         (start.endswith("%" + step) and "threadIdx.x" in start) or \
         (step == "32" and start.endswith("&31") and "threadIdx.x" in start)
@@ -254,6 +306,58 @@ def check_whole_range(site, ctx) -> Verdict:
                                f"elements would be split differently)")
     return Verdict.yes(f"the threads' starts {ml.start} cover every residue of {ml.step} once: "
                        f"the loop covers the whole range")
+
+
+def emitted_flag(unit, fn, ml, flag: str) -> str:
+    """The declaration of the run-time flag that vectorize-stream writes before the loop
+    when none is declared, or why it cannot: ``const bool F = N % W == 0 &&
+    reinterpret_cast<size_t>(X) % 16 == 0 [&& ... (Y) ...];`` over the parameters of X, Y."""
+    vt = _vec_type(unit, fn, ml)
+    if isinstance(vt, str):
+        raise ValueError(vt)
+    if not re.fullmatch(r"[A-Za-z_][\w.]*", _flat(ml.bound)):
+        raise ValueError(f"the bound `{ml.bound}` is not a name: the pass writes the flag's "
+                         f"test `N % {vt[1]} == 0` only for a plain name")
+    roots = []
+    for ptr in (ml.src, ml.dst):
+        root = _root(unit, fn, ptr, ml.loop.start_byte)
+        if root is None:
+            raise ValueError(f"{ptr} is not a parameter or `param + offset`")
+        if root[0] not in roots:
+            roots.append(root[0])
+    tests = [f"{ml.bound} % {vt[1]} == 0"] + \
+        [f"reinterpret_cast<size_t>({r}) % {vt[2]} == 0" for r in roots]
+    return f"const bool {flag} = {' && '.join(tests)};"
+
+
+def _emits_flag(site, f) -> bool:
+    """No declaration of the flag before the loop: vectorize-stream writes one."""
+    return f.dispatch is None and \
+        _declaration(site.unit, site.function, f.flag or "", f.ml.loop.start_byte) is None
+
+
+def _dropped_flag(site, f):
+    """The flag's declaration when scalarize-stream removes it with the vector path: the
+    statement just before the dispatch, exactly the declaration vectorize-stream emits, the
+    flag named nowhere else but in the dispatch's condition; else None."""
+    unit, fn = site.unit, site.function
+    if f.dispatch is None or f.ml is None:
+        return None
+    prev = f.dispatch.prev_named_sibling
+    if prev is None or prev.type != "declaration":
+        return None
+    try:
+        want = emitted_flag(unit, fn, f.ml, f.flag)
+    except ValueError:
+        return None
+    if _flat(unit.text(prev)) != _flat(want):
+        return None
+    cond = f.dispatch.child_by_field_name("condition")
+    for n in _idents(unit, fn.node, f.flag):
+        if not (prev.start_byte <= n.start_byte < prev.end_byte or
+                cond.start_byte <= n.start_byte < cond.end_byte):
+            return None
+    return prev
 
 
 def check_element_type(site, ctx) -> Verdict:
@@ -274,6 +378,17 @@ def check_vector_flag(site, ctx) -> Verdict:
     vt = _vec_type(unit, fn, ml)
     if isinstance(vt, str):
         return Verdict.unknown(vt)
+    if _emits_flag(site, f):
+        p = ml.loop.parent
+        if p is None or p.type != "compound_statement":
+            return Verdict.no(f"no flag `{f.flag}` is declared before the loop, and the loop is "
+                              "not a statement of a block, where the pass could declare it")
+        try:
+            text = emitted_flag(unit, fn, ml, f.flag)
+        except ValueError as e:
+            return Verdict.no(f"no flag `{f.flag}` is declared before the loop, and the pass "
+                              f"cannot write one: {e}")
+        return Verdict.yes(f"the pass declares `{text}` before the loop (run-time guard)")
     got = _declaration(unit, fn, f.flag or "", ml.loop.start_byte)
     if got is None or got[1] is None:
         return Verdict.no(f"no flag `{f.flag}` with an initializer is declared before the loop "
@@ -309,6 +424,8 @@ def check_aligned_offset(site, ctx) -> Verdict:
         return Verdict.unknown(vt)
     got = _declaration(unit, fn, f.flag or "", ml.loop.start_byte)
     lens = _divisible_lens(unit, got[1], vt[1]) if got is not None and got[1] is not None else set()
+    if _emits_flag(site, f):
+        lens = {_flat(ml.bound)}
     for ptr in (ml.src, ml.dst):
         root = _root(unit, fn, ptr, ml.loop.start_byte)
         if root is None:
@@ -379,6 +496,9 @@ def check_fresh_names(site, ctx) -> Verdict:
     clash = _free(site.unit, site.function, f.ml, _names(_opts(site.pass_)))
     if clash:
         return Verdict.no(f"the temporary name {clash} is already used in {site.function.name}")
+    if _emits_flag(site, f) and _idents(site.unit, site.function.node, f.flag):
+        return Verdict.no(f"the flag name {f.flag} is already used in {site.function.name} "
+                          "(the pass declares it before the loop)")
     return Verdict.yes("the vector temporaries' names are free")
 
 
@@ -479,7 +599,16 @@ class VectorizeStream(Pass):
     Each element is still computed exactly once from the same value, so the result is
     bit-identical. The flag is a run-time GUARD computed by the kernel (N % W == 0 and the
     16-byte alignment of both pointers' parameters); the offsets of X and Y from their
-    parameters must be multiples of W or of a length the flag tests.
+    parameters must be multiples of W or of a length the flag tests. When no flag is
+    declared before the loop (e.g. right after ``grid-stride``), the pass declares it
+    just before the dispatch: ``const bool vec_ok = N % W == 0 &&
+    reinterpret_cast<size_t>(X0) % 16 == 0 && ...;`` over the parameters X0, Y0 of X and
+    Y (N must be a plain name) - a run-time GUARD, no context fact needed.
+
+    Also accepted: ``for (; i < N; i += STEP)`` with ``T i = S;`` declared before the loop
+    (the form ``grid-stride{fold=false}`` writes), when i is assigned nowhere else and not
+    used after the loop: the vector path then advances i itself. A STEP or start held in
+    a const local (``nthreads = (size_t)gridDim.x * blockDim.x``) is read through it.
 
     Before::
 
@@ -519,18 +648,21 @@ class VectorizeStream(Pass):
             }
         }
 
-    Preconditions: map-loop (layout: ``for (T i = S; i < N; i += STEP)`` with invariant N
+    Preconditions: map-loop (layout: ``for (T i = S; i < N; i += STEP)`` or ``for (; i <
+    N; i += STEP)`` (i not used after it) with invariant N
     and STEP whose body is one store ``Y[i] = E`` reading only ``X[i]``), whole-range
     (layout: the threads' starts cover each residue of STEP once - ``threadIdx.x`` by
     ``blockDim.x``, the global index by ``blockDim.x * gridDim.x``, ``t % G`` by ``G``,
     ``t & 31`` by 32 - so elements and vectors are both split over all threads), element-type
     (dtype: X and Y point to the same float, int, unsigned or double type), vector-flag
     (hardware: the flag is a const conjunction of ``== 0`` tests of N % W and of the
-    16-byte alignment of both parameters, never reassigned), aligned-offset (layout: X and
+    16-byte alignment of both parameters, never reassigned; or none is declared and the
+    pass can write it), aligned-offset (layout: X and
     Y are a parameter plus a multiple of W or of a tested length), element-wise (storage:
     E is pure, reads no other memory and not Y, and its other names do not change in the
     loop), not-vectorized (pipeline: the loop is not already the fallback of a flag
-    dispatch), fresh-names (pipeline: the temporaries' names are unused).
+    dispatch), fresh-names (pipeline: the temporaries' names are unused, and the flag's
+    name anywhere in the function when the pass declares it).
 
     Options: ``flag``; ``xv``/``yv``/``nv``/``t``/``o``/``u`` (names of the vector
     pointers, the vector count, the loaded and stored temporaries and the unroll index);
@@ -544,7 +676,8 @@ class VectorizeStream(Pass):
     kind = "optimize"
     inverse = "scalarize-stream"
     scope = "device"
-    anchor = Rule(pattern="for ($T $I = $S; $I < $N; $I += $STEP) $BODY;")
+    anchor = Rule(any=(Rule(pattern="for ($T $I = $S; $I < $N; $I += $STEP) $BODY;"),
+                       Rule(pattern="for (; $I < $N; $I += $STEP) $BODY;")))
     preconditions = (
         Precondition("map-loop", "layout",
                      "the loop is a strided store Y[i] = E(X[i])", check_map_loop),
@@ -585,10 +718,13 @@ class VectorizeStream(Pass):
         vec = render(unit, ml, vt[0], vt[1], _opts(self), step)
         lines = [f"if ({self.flag}) {{"] + [ind + step + s for s in vec] + \
             [f"{ind}}} else {{", f"{ind}{step}{shift(unit.text(ml.loop), step)}", f"{ind}}}"]
+        if _emits_flag(site, f):
+            lines.insert(0, emitted_flag(unit, site.function, ml, self.flag) + "\n" + ind)
+            lines[0] += lines.pop(1)
         return [Edit.replace(ml.loop, "\n".join(lines))]
 
     def inverse_for(self, site, ctx):
-        return ScalarizeStream()
+        return ScalarizeStream(drop_flag=_emits_flag(site, _find(site)))
 
 
 @dataclass(frozen=True)
@@ -633,8 +769,12 @@ class ScalarizeStream(Pass):
     its inverse round-trips), vector-form (pipeline: the then-branch is the regenerated
     vector form).
 
-    Options: none; the inverse (``inverse_for``) carries the names, unroll count and
-    spellings read from V.
+    With ``drop_flag`` (default true) the flag's declaration goes too when it is exactly
+    the one vectorize-stream writes, the statement just before the dispatch, and named
+    nowhere else (the inverse of vectorize-stream on a loop without a flag).
+
+    Options: ``drop_flag``; the inverse (``inverse_for``) carries the names, unroll count
+    and spellings read from V.
     """
 
     name = "scalarize-stream"
@@ -659,11 +799,18 @@ class ScalarizeStream(Pass):
                      "the then-branch is vectorize-stream of the loop", check_vector_form),
     )
 
+    drop_flag: bool = option(True, Bool(), "also remove the flag's declaration when it is the "
+                             "one vectorize-stream writes, just before the dispatch and used by "
+                             "nothing else")
+
     def rewrite(self, site, ctx):
         f = _find(site)
         unit = site.unit
         loop = f.ml.loop
         step = _indent_step(unit, loop)
+        d = _dropped_flag(site, f) if self.drop_flag else None
+        if d is not None:
+            return [Edit(d.start_byte, f.dispatch.end_byte, unshift(unit.text(loop), step))]
         return [Edit.replace(f.dispatch, unshift(unit.text(loop), step))]
 
     def inverse_for(self, site, ctx):

@@ -1,4 +1,4 @@
-// RUN: kltrans opt -p 'unroll-stride{factor=UNROLL,array=w,braces=false}' --assume 'no_alias(*)'
+// RUN: kltrans opt -p 'unroll-stride{factor=UNROLL,array=w,braces=false}' --assume 'no_alias(*)' --site 2
 // GATE: corpus/histogram
 // A grid-stride histogram over 32-bit words: the body hands data[i] to a __device__
 // helper doing shared atomics. The loads may still be issued first: data points to const

@@ -1,0 +1,18 @@
+// RUN: kltrans opt -p 'coarsen{factor=8,counter=r,elem=e}'
+// GATE: tests/data/workloads/scale
+// An axpb with a 64-bit index (blockDim.x * blockIdx.x + threadIdx.x, CEIL_DIV in the
+// header), coarsened by 8; vectorize_access/vec_axpb_after_coarsen.cu continues from
+// this output.
+// kltrans: launch scale grid=CEIL_DIV(CEIL_DIV(n, 256), 8) block=256
+#define CEIL_DIV(a, b) (((a) + (b) - 1) / (b))
+
+extern "C" __global__ void scale(const float* x, float* y, float alpha, float beta, int n)
+{
+    size_t i = blockIdx.x * blockDim.x * 8 + threadIdx.x;
+    for (int r = 0; r < 8; ++r) {
+        size_t e = i + r * blockDim.x;
+        if (e < n) {
+            y[e] = fmaf(alpha, x[e], beta);
+        }
+    }
+}
