@@ -320,3 +320,8 @@ def test_summary_takes_expert_fraction_and_vendor_ratio_from_the_target_baseline
     assert rows["blind"]["over_vendor"] == pytest.approx(0.25)      # 2 ms / 8 ms (naive)
     # without a baseline there is no fraction, rather than a made-up one
     assert summarize(runs, {})["rows"][0]["expert_fraction"] is None
+    # a held-out target (no expert): the naive kernel's own time stands for a run that
+    # accepted nothing
+    held = [dict(runs[1], target="h", kind="heldout")]
+    row = summarize(held, {"h": {"vendor": {"ms": 1.0}, "naive": {"ok": True, "ms": 4.0}}})["rows"][0]
+    assert row["over_vendor"] == pytest.approx(0.25) and row["expert_fraction"] is None

@@ -121,10 +121,20 @@ def target_baseline_task(item: dict) -> dict:
     """Once per target: the vendor timing, and (corpus workloads) the expert against the
     naive kernel, paired -- the reference every run's fraction of expert speed is taken
     from (fraction = the run's speedup over naive / the expert's)."""
-    from kltrans.gate.tasks import bench_task
+    from kltrans.gate.run import _variant_bench_size
+    from kltrans.gate.tasks import bench_task, gate_task
+    from kltrans.workload.spec import load_workload
 
     t = item["target"]
     out = target_vendor_task(t)
+    # the naive kernel alone (a run that accepted nothing ends there: its time is this)
+    size = _variant_bench_size(load_workload(t["path"]), t["naive"])
+    g = gate_task({"path": t["naive"], "workload": t["path"], "backend": "cuda",
+                   "stages": ("compile", "profile"), "timeout_s": 300.0,
+                   **({"bench_size": size} if size else {})})
+    prof = g.get("profile") or {}
+    out["naive"] = ({"ok": True, "ms": prof["ms"], "size": prof.get("size")} if prof.get("ms")
+                    else {"ok": False, "reason": str(g.get("fail"))})
     if t.get("expert"):
         r = bench_task({"a_path": t["naive"], "b_path": t["expert"], "workload": t["path"],
                         "timeout_s": 300.0,
@@ -162,8 +172,9 @@ def summarize(runs: list[dict], vendors: dict) -> dict:
         else:
             frac = sp / bexp["speedup_median"] if sp and bexp.get("ok") else None
         final_ms = naive.get("final_ms")
-        if final_ms is None and sp and bexp.get("naive_ms"):
-            final_ms = bexp["naive_ms"] / sp
+        naive_ms = bexp.get("naive_ms") or (base.get("naive") or {}).get("ms")
+        if final_ms is None and sp and naive_ms:
+            final_ms = naive_ms / sp
         v = base.get("vendor") or {}
         over_vendor = v["ms"] / final_ms if v.get("ms") and final_ms else None
         final_sp = r["final"].get("speedup_vs_start")
@@ -244,7 +255,7 @@ def run_experiment(args) -> dict:
 
     if backend == "cuda":  # first, so that a resumed experiment has them whatever stops it
         base = [{"target": t, "trials": args.trials, "trial_ms": args.trial_ms} for t in tg
-                if t["name"] not in vendors]
+                if "naive" not in vendors.get(t["name"], {})]  # missing, or from before it
 
         def keep_base(i, r):
             vendors[base[i]["target"]["name"]] = r
