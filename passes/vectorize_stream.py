@@ -8,6 +8,10 @@ one input, each thread starting at its own offset and all threads striding toget
         yr[c] = expf(xr[c] - m) * inv;
     }
 
+or, more generally, a body of scalar locals computed from elements ``A[i]`` of any number
+of inputs and stores ``Y[i] = ...`` to one or more outputs (``float v = x[i]; y[i] = v >
+0.f ? v : 0.f;``, ``out[i] = a * x[i] + b * g[i];``, an optimizer step storing two arrays).
+
 ``vectorize-stream`` puts a 16-byte vector copy of it in front, taken when a run-time
 flag says the length is a multiple of the vector width and the pointers are aligned: the
 same threads stride over vectors instead of elements (optionally U vectors in flight per
@@ -26,8 +30,9 @@ from kltrans.analysis.verdict import Verdict
 from kltrans.match import Rule
 from kltrans.passes import Bool, Choice, Identifier, IntRange, OneOf, Pass, Precondition, option
 from kltrans.syntax import Edit
-from passes.grid_stride import GLOBAL_INDEX, GRID_SIZE, line_indent, norm, shift, splice, unshift
-from passes.vectorize_lanes import (ELEMS, _aligned_roots, _assigned, _declaration,
+from passes.grid_stride import (GLOBAL_INDEX, GRID_SIZE, line_indent, norm, shift, splice,
+                                 statements, unshift)
+from passes.vectorize_lanes import (_PURE, ELEMS, _aligned_roots, _assigned, _declaration,
                                     _divisible_lens, _flat, _idents, _indent_step, _is_pointer,
                                     _base_type, _multiple, _pure, _root, _single, _strip)
 
@@ -56,6 +61,22 @@ class MapLoop:
     start_node: object = None  # S (the initializer, or the value of i's declaration)
     step_node: object = None  # STEP
     decl: object = None  # `T i = S;` before a loop `for (; i < N; ...)`, else None
+    srcs: list = None  # the arrays read, in order of first read
+    dsts: list = None  # the arrays stored, in order of first store
+    general: bool = False  # a body of locals and stores (else the one store Y[i] = E(X[i]))
+    stmts: list = None  # the body's statements (general form)
+    locals: list = None  # the names the body declares (general form)
+    events: list = None  # ("read" | "store", array, node) in program order (general form)
+
+    def __post_init__(self):
+        if self.srcs is None:
+            self.srcs = [self.src]
+        if self.dsts is None:
+            self.dsts = [self.dst]
+
+    @property
+    def arrays(self) -> list:
+        return self.srcs + [d for d in self.dsts if d not in self.srcs]
 
 
 def _outer_index(unit, fn, loop, var: str, vector=None):
@@ -130,6 +151,22 @@ def map_loop(unit, loop, fn=None, vector=None) -> "MapLoop | str":
         if _idents(unit, part, var) or not _pure(unit, part):
             return f"`{norm(unit.text(part))}` is not loop-invariant"
     body = loop.child_by_field_name("body")
+    one = _one_store(unit, body, var)
+    if isinstance(one, str):
+        gen = _general(unit, body, var)
+        if isinstance(gen, str):
+            return one if len(statements(body)) == 1 else gen
+        srcs, dsts, stmts, names, events, reads = gen
+        return MapLoop(loop, var, vtype, start, norm(unit.text(bound)), norm(unit.text(step)),
+                       dsts[0], srcs[0], None, None, reads, start_node, step, decl, srcs, dsts,
+                       True, stmts, names, events)
+    stmt, dst, value, src, reads = one
+    return MapLoop(loop, var, vtype, start, norm(unit.text(bound)), norm(unit.text(step)), dst,
+                   src, stmt, value, reads, start_node, step, decl)
+
+
+def _one_store(unit, body, var):
+    """(stmt, Y, E, X, reads) of a body that is the one store ``Y[i] = E(X[i])``, or why not."""
     stmt = _single(body)
     e = None
     if stmt is not None and stmt.type == "expression_statement":
@@ -163,8 +200,102 @@ def map_loop(unit, loop, fn=None, vector=None) -> "MapLoop | str":
             p = p.parent
         if p is None or p.id not in cover:
             return f"the value uses `{var}` outside `{src}[{var}]`"
-    return MapLoop(loop, var, vtype, start, norm(unit.text(bound)), norm(unit.text(step)), dst,
-                   src, stmt, value, reads, start_node, step, decl)
+    return stmt, dst, value, src, reads
+
+
+_EXITS = ("return_statement", "break_statement", "continue_statement", "goto_statement")
+_STMTS = ("declaration", "expression_statement", "if_statement", "compound_statement")
+
+
+def _store(unit, s):
+    """(Y[..] node, value) of a statement ``Y[..] = E;``, else None."""
+    if s.type != "expression_statement":
+        return None
+    inner = [x for x in s.named_children if x.type != "comment"]
+    e = inner[0] if len(inner) == 1 else None
+    if e is None or e.type != "assignment_expression" or \
+            unit.text(e.child_by_field_name("operator")) != "=":
+        return None
+    lhs = _strip(e.child_by_field_name("left"))
+    if lhs.type != "subscript_expression":
+        return None
+    return lhs, e.child_by_field_name("right")
+
+
+def _declared(unit, node) -> list:
+    """The names declared by the declarations under ``node``."""
+    out = []
+    for n in unit.walk(node):
+        if n.type == "declaration":
+            for d in n.children_by_field_name("declarator"):
+                if d.type == "init_declarator":
+                    d = d.child_by_field_name("declarator")
+                out.append(unit.text(d) if d.type == "identifier" else None)
+    return out
+
+
+def _general(unit, body, var):
+    """(inputs, outputs, statements, locals, events, reads) of a body made of scalar locals
+    computed from elements ``A[i]`` and stores ``Y[i] = E;`` (statements of the body), or
+    why it is not one."""
+    stmts = statements(body)
+    names = _declared(unit, body)
+    if None in names:
+        return "the body declares something other than a scalar local"
+    srcs, dsts, events, reads, lhs_ids = [], [], [], [], set()
+    for s in stmts:
+        if s.type not in _STMTS:
+            return f"`{norm(unit.text(s))[:40]}` is not a declaration, an assignment or a store"
+        st = _store(unit, s)
+        if st is not None:
+            lhs = st[0]
+            a = _strip(lhs.child_by_field_name("argument"))
+            if a.type != "identifier" or unit.text(a) in names:
+                return f"`{norm(unit.text(lhs))}` is not a store to an array `Y[{var}]`"
+            if norm(unit.text(_sub_index(lhs))) != var:
+                return f"the store index of `{norm(unit.text(lhs))}` is not `{var}`"
+            lhs_ids.add(lhs.id)
+            if unit.text(a) not in dsts:
+                dsts.append(unit.text(a))
+            events.append((s.end_byte, "store", unit.text(a), lhs))
+    for n in unit.walk(body):
+        if n.type in _EXITS:
+            return f"`{norm(unit.text(n))}` leaves the body early"
+        if n.type in ("assignment_expression", "update_expression"):
+            t = _strip(n.child_by_field_name("left") or n.child_by_field_name("argument"))
+            if t is not None and t.id in lhs_ids:
+                continue
+            if t is None or t.type != "identifier" or unit.text(t) not in names:
+                return (f"`{norm(unit.text(n))}` assigns something other than a local of the "
+                        f"body or a statement `Y[{var}] = E;`")
+        if n.type == "subscript_expression" and n.id not in lhs_ids:
+            a = _strip(n.child_by_field_name("argument"))
+            if a.type != "identifier" or unit.text(a) in names or \
+                    norm(unit.text(_sub_index(n))) != var:
+                return f"`{norm(unit.text(n))}` is not an element `X[{var}]`"
+            reads.append(n)
+            if unit.text(a) not in srcs:
+                srcs.append(unit.text(a))
+            events.append((n.start_byte, "read", unit.text(a), n))
+    if not dsts:
+        return f"the body stores no element `Y[{var}]`"
+    if not srcs:
+        return f"the body reads no element `X[{var}]`"
+    cover = {r.id for r in reads} | lhs_ids
+    arrays = set(srcs) | set(dsts)
+    for n in _idents(unit, body):
+        name = unit.text(n)
+        if name != var and name not in arrays:
+            continue
+        p = n.parent
+        while p is not None and p.id not in cover and p.id != body.id:
+            p = p.parent
+        if p is None or p.id not in cover:
+            return f"the body uses `{name}` outside the elements `A[{var}]`"
+        if name in arrays and _strip(p.child_by_field_name("argument")).id != n.id:
+            return f"the body uses `{name}` in an index"
+    events.sort(key=lambda e: e[0])
+    return srcs, dsts, stmts, names, [e[1:] for e in events], reads
 
 
 def _sub_index(node):
@@ -178,7 +309,7 @@ def _sub_index(node):
 
 def _vec_type(unit, fn, ml) -> "tuple[str, int, int] | str":
     out = None
-    for ptr in (ml.src, ml.dst):
+    for ptr in ml.arrays:
         got = _declaration(unit, fn, ptr, ml.loop.start_byte)
         if got is None or not _is_pointer(unit, got[0]):
             return f"{ptr} is not a pointer declared in {fn.name}"
@@ -187,7 +318,7 @@ def _vec_type(unit, fn, ml) -> "tuple[str, int, int] | str":
         if ty not in ELEMS:
             return f"{ptr} points to {ty or '?'}: no 16-byte vector type of it"
         if out is not None and out[0] != ty:
-            return f"{ml.src} and {ml.dst} have different element types"
+            return f"{ml.arrays[0]} and {ptr} have different element types"
         out = (ty, ELEMS[ty])
     ty, (prefix, size) = out
     w = 16 // size
@@ -231,6 +362,47 @@ def render(unit, ml, vt: str, w: int, o: dict, step: str) -> list[str]:
     return out
 
 
+
+def _lane(unit, ml, stmt, w: int, comp: str) -> list[str]:
+    """The lines of one body statement for the lane ``comp``: each element ``A[i]`` (read or
+    stored) becomes the component of A's register vector."""
+    reps = [(n.start_byte, n.end_byte, f"{a}{w}.{comp}") for _, a, n in ml.events
+            if stmt.start_byte <= n.start_byte and n.end_byte <= stmt.end_byte]
+    lines = splice(unit, stmt, reps).split("\n")
+    ind = line_indent(unit, stmt.start_byte)
+    return [lines[0]] + [ln[len(ind):] if ln.startswith(ind) else ln.lstrip() for ln in lines[1:]]
+
+
+def render_general(unit, ml, vt: str, w: int, o: dict, step: str) -> list[str]:
+    """The vector path of a body of locals and stores: each input loaded once as a vector,
+    the body once per lane (in its own block when it declares locals), each output stored
+    once as a vector."""
+    S, I, suf = _p(ml.step), ml.var, o["suffix"]
+    c = "const " if o["const"] else ""
+    rq = " __restrict__" if o.get("restrict") else ""
+    div = f"{ml.bound} >> {w.bit_length() - 1}" if o["div"] == "shift" else f"{_p(ml.bound)} / {w}"
+    out = [f"{c}{vt}*{rq} {a}{suf} = reinterpret_cast<{c}{vt}*>({a});" for a in ml.srcs]
+    out += [f"{vt}*{rq} {a}{suf} = reinterpret_cast<{vt}*>({a});" for a in ml.dsts]
+    out.append(f"const {ml.vtype} {o['nv']} = {div};")
+    if ml.decl is None:
+        out.append(f"{ml.vtype} {I} = {ml.start};")
+    out.append(f"for (; {I} < {o['nv']}; {I} += {S}) {{")
+    out += [f"{step}const {vt} {a}{w} = {a}{suf}[{I}];" for a in ml.srcs]
+    out += [f"{step}{vt} {a}{w};" for a in ml.dsts]
+    for comp in COMPONENTS[:w]:
+        lines = [ln for st in ml.stmts for ln in _lane(unit, ml, st, w, comp)]
+        if ml.locals:
+            out += [f"{step}{{"] + [f"{step}{step}{ln}" for ln in lines] + [f"{step}}}"]
+        else:
+            out += [f"{step}{ln}" for ln in lines]
+    out += [f"{step}{a}{suf}[{I}] = {a}{w};" for a in ml.dsts]
+    out.append("}")
+    return out
+
+
+def _render(unit, ml, vt: str, w: int, o: dict, step: str) -> list[str]:
+    return (render_general if ml.general else render)(unit, ml, vt, w, o, step)
+
 # ========================================================================= the analysis
 @dataclass
 class Found:
@@ -265,6 +437,13 @@ def check_map_loop(site, ctx) -> Verdict:
     f = _find(site)
     if f.ml is None:
         return Verdict.no(f.why)
+    ml = f.ml
+    if ml.general:
+        if str(getattr(site.pass_, "unroll", 1)) != "1":
+            return Verdict.no("unroll > 1 takes only a body that is one store `Y[i] = E(X[i])` "
+                              f"(this one has {len(ml.stmts)} statements or several arrays)")
+        return Verdict.yes(f"a body of locals and stores `{'/'.join(ml.dsts)}[{ml.var}]` from "
+                           f"`{'/'.join(ml.srcs)}[{ml.var}]`, strided by {ml.step}")
     return Verdict.yes(f"`{f.ml.dst}[{f.ml.var}] = E({f.ml.src}[{f.ml.var}])` strided by "
                        f"{f.ml.step}")
 
@@ -319,7 +498,7 @@ def emitted_flag(unit, fn, ml, flag: str) -> str:
         raise ValueError(f"the bound `{ml.bound}` is not a name: the pass writes the flag's "
                          f"test `N % {vt[1]} == 0` only for a plain name")
     roots = []
-    for ptr in (ml.src, ml.dst):
+    for ptr in ml.arrays:
         root = _root(unit, fn, ptr, ml.loop.start_byte)
         if root is None:
             raise ValueError(f"{ptr} is not a parameter or `param + offset`")
@@ -367,7 +546,7 @@ def check_element_type(site, ctx) -> Verdict:
     vt = _vec_type(site.unit, site.function, f.ml)
     if isinstance(vt, str):
         return Verdict.no(vt)
-    return Verdict.yes(f"{vt[1]} elements of {f.ml.src} / {f.ml.dst} are one {vt[0]}")
+    return Verdict.yes(f"{vt[1]} elements of {' / '.join(f.ml.arrays)} are one {vt[0]}")
 
 
 def check_vector_flag(site, ctx) -> Verdict:
@@ -404,7 +583,7 @@ def check_vector_flag(site, ctx) -> Verdict:
         return Verdict.no(f"`{f.flag}` does not test that the length {ml.bound} is a multiple "
                           f"of {vt[1]}")
     aligned = _aligned_roots(unit, got[1], vt[2])
-    for ptr in (ml.src, ml.dst):
+    for ptr in ml.arrays:
         root = _root(unit, fn, ptr, ml.loop.start_byte)
         if root is None:
             return Verdict.no(f"{ptr} is not a parameter or `param + offset`")
@@ -426,7 +605,7 @@ def check_aligned_offset(site, ctx) -> Verdict:
     lens = _divisible_lens(unit, got[1], vt[1]) if got is not None and got[1] is not None else set()
     if _emits_flag(site, f):
         lens = {_flat(ml.bound)}
-    for ptr in (ml.src, ml.dst):
+    for ptr in ml.arrays:
         root = _root(unit, fn, ptr, ml.loop.start_byte)
         if root is None:
             return Verdict.no(f"{ptr} is not a parameter or `param + offset`")
@@ -434,7 +613,7 @@ def check_aligned_offset(site, ctx) -> Verdict:
                                                   ml.loop.start_byte):
             return Verdict.no(f"the offset `{norm(unit.text(root[1]))}` of {ptr} from {root[0]} "
                               f"is not a multiple of {vt[1]} or of a length the flag tests")
-    return Verdict.yes(f"{ml.src} and {ml.dst} start a whole number of vectors from their "
+    return Verdict.yes(f"{', '.join(ml.arrays)} start a whole number of vectors from their "
                        f"parameters")
 
 
@@ -443,7 +622,9 @@ def check_element_wise(site, ctx) -> Verdict:
     if f.ml is None:
         return Verdict.unknown(f.why)
     unit, fn, ml = site.unit, site.function, f.ml
-    if not _pure(unit, ml.value):
+    if ml.general:
+        return _element_wise_general(site, ctx, ml)
+    if not _pure_math(unit, ml.value):
         return Verdict.no(f"`{norm(unit.text(ml.value))}` has side effects")
     for n in unit.walk(ml.value):
         if n.type == "pointer_expression" and unit.text(n.child_by_field_name("operator")) == "*":
@@ -464,6 +645,109 @@ def check_element_wise(site, ctx) -> Verdict:
                        f"and loop-invariant values")
 
 
+_MATH = {"sinf", "cosf", "tanf", "powf", "exp2f", "expm1f", "log2f", "log10f", "log1pf", "erff",
+         "erfcf", "normcdff", "tanh", "sin", "cos", "pow", "log", "sqrt", "copysignf", "floorf",
+         "ceilf", "roundf", "truncf", "rintf", "__sinf", "__cosf", "__powf", "__saturatef",
+         "__frcp_rn", "__fsqrt_rn", "__fmul_rn", "__fadd_rn", "__fmaf_rn", "abs", "fdividef"}
+
+
+def _pure_math(unit, node) -> bool:
+    """No assignment, and every call a known pure function (vectorize_lanes's or _MATH)."""
+    for n in unit.walk(node):
+        if n.type in ("assignment_expression", "update_expression"):
+            return False
+        if n.type == "call_expression" and not _known_pure(unit, n):
+            return False
+    return True
+
+
+def _known_pure(unit, call) -> bool:
+    f = call.child_by_field_name("function")
+    name = re.sub(r"<.*>$", "", unit.text(f)) if f is not None else ""
+    return name in _PURE or name in _MATH
+
+
+def _element_wise_general(site, ctx, ml) -> Verdict:
+    unit = site.unit
+    body = ml.loop.child_by_field_name("body")
+    for n in unit.walk(body):
+        if n.type == "call_expression":
+            if not _known_pure(unit, n):
+                return Verdict.no(f"`{norm(unit.text(n))}` is a call with side effects (or not "
+                                  "known to be pure)")
+        if n.type == "pointer_expression" and unit.text(n.child_by_field_name("operator")) == "*":
+            return Verdict.no(f"`{norm(unit.text(n))}` reads memory besides the elements "
+                              f"`A[{ml.var}]`")
+    if getattr(site.pass_, "restrict", False):
+        why = _alias_pairs(site, ctx, ml, ml.arrays)
+        if why:
+            return Verdict.no(f"__restrict__ vector pointers need {why} (say --assume "
+                              "'no_alias(*)')")
+    for n in _idents(unit, body):
+        name = unit.text(n)
+        if name not in ml.locals and name not in ml.arrays and name != ml.var and \
+                _assigned_in(unit, ml.loop, name):
+            return Verdict.no(f"`{name}` changes inside the loop")
+    return Verdict.yes(f"each element of {', '.join(ml.dsts)} depends only on the same element "
+                       f"of {', '.join(ml.srcs)}, locals of the body and loop-invariant values")
+
+
+def _alias_pairs(site, ctx, ml, arrays) -> str | None:
+    """None when every two of ``arrays`` are known not to alias, else what is missing."""
+    unit, fn = site.unit, site.function
+    roots = [_root(unit, fn, a, ml.loop.start_byte) for a in arrays]
+    for i, a in enumerate(arrays):
+        for j in range(i + 1, len(arrays)):
+            ra, rb = roots[i], roots[j]
+            if ra is not None and rb is not None and ra[0] != rb[0] and \
+                    _restrict_param(unit, fn, ra[0]) and _restrict_param(unit, fn, rb[0]):
+                continue
+            if ra is None or rb is None or not ctx.assumed("no_alias", ra[0], rb[0]):
+                return f"no_alias of {a} and {arrays[j]}"
+    return None
+
+
+def _restrict_param(unit, fn, name: str) -> bool:
+    """``name`` is a parameter declared ``__restrict__`` (the kernel's promise that the
+    memory it reaches is reached through no other pointer)."""
+    got = _declaration(unit, fn, name, fn.node.end_byte)
+    return got is not None and got[0].type == "parameter_declaration" and \
+        re.search(r"\b__restrict(__)?\b", unit.text(got[0])) is not None
+
+
+def check_loads_first(site, ctx) -> Verdict:
+    """The vector path loads every input before it stores any output: no element is read
+    after a store to its array, nor (without no_alias) after a store to an array that may be
+    the same memory; an array is not both read and stored (in place)."""
+    f = _find(site)
+    if f.ml is None:
+        return Verdict.unknown(f.why)
+    ml = f.ml
+    if not ml.general:
+        return Verdict.yes("one store after its reads")
+    inplace = [a for a in ml.dsts if a in ml.srcs]
+    stored: list = []
+    unit = site.unit
+    for kind, a, n in ml.events:
+        if kind == "store":
+            stored.append(a)
+            continue
+        if a in stored:
+            return Verdict.no(f"`{norm(unit.text(n))}` is read after a store to {a}: the vector "
+                              "path loads every input before it stores")
+        for b in dict.fromkeys(stored):
+            why = _alias_pairs(site, ctx, ml, [a, b])
+            if why:
+                return Verdict.no(f"`{norm(unit.text(n))}` is read after a store to {b}, which "
+                                  f"may be the same memory: the vector path loads every input "
+                                  f"before it stores ({why} is not assumed)")
+    if inplace:
+        return Verdict.no(f"the body stores to {inplace[0]}, which it also reads (in place): "
+                          "the vector path would read it through a const view and write it "
+                          "through another")
+    return Verdict.yes("every element is read before the body stores to any array")
+
+
 def _assigned_in(unit, node, name) -> bool:
     for n in unit.walk(node):
         if n.type in ("assignment_expression", "update_expression"):
@@ -473,7 +757,10 @@ def _assigned_in(unit, node, name) -> bool:
     return False
 
 
-def _names(o) -> list:
+def _names(o, ml=None) -> list:
+    if ml is not None and ml.general:
+        return [a + o["suffix"] for a in ml.arrays] + [f"{a}{o.get('w', 4)}" for a in ml.arrays] + \
+            [o["nv"]]
     return [o["xv"], o["yv"], o["nv"], o["t"], o["o"]] + ([o["u"]] if str(o["unroll"]) != "1" else [])
 
 
@@ -493,7 +780,11 @@ def check_fresh_names(site, ctx) -> Verdict:
     f = _find(site)
     if f.ml is None:
         return Verdict.unknown(f.why)
-    clash = _free(site.unit, site.function, f.ml, _names(_opts(site.pass_)))
+    o = _opts(site.pass_)
+    if f.ml.general:
+        vt = _vec_type(site.unit, site.function, f.ml)
+        o["w"] = vt[1] if not isinstance(vt, str) else 4
+    clash = _free(site.unit, site.function, f.ml, _names(o, f.ml))
     if clash:
         return Verdict.no(f"the temporary name {clash} is already used in {site.function.name}")
     if _emits_flag(site, f) and _idents(site.unit, site.function.node, f.flag):
@@ -519,7 +810,8 @@ def check_not_vectorized(site, ctx) -> Verdict:
 
 def _opts(p) -> dict:
     return {"xv": p.xv, "yv": p.yv, "nv": p.nv, "t": p.t, "o": p.o, "u": p.u,
-            "unroll": p.unroll, "div": p.div, "const": p.const, "restrict": p.restrict}
+            "unroll": p.unroll, "div": p.div, "const": p.const, "restrict": p.restrict,
+            "suffix": p.suffix}
 
 
 # =============================================================== reading the vector form
@@ -535,6 +827,16 @@ def vector_options(site) -> "dict | None":
     then = f.dispatch.child_by_field_name("consequence")
     flat = _flat(unit.text(then))
     V = re.escape(vt[0])
+    if ml.general:
+        a = ml.srcs[0]
+        m = re.search(rf"(const)?{V}\*(__restrict__)?({re.escape(a)}\w*)=reinterpret_cast<"
+                      rf"(?:const)?{V}\*>\({re.escape(a)}\);", flat)
+        m3 = re.search(rf"const{re.escape(ml.vtype.replace(' ', ''))}(\w+)=[^;]*?(>>|/)", flat)
+        if not (m and m3) or m.group(3)[len(a):] not in _SUFFIXES:
+            return None
+        return {"const": bool(m.group(1)), "restrict": bool(m.group(2)),
+                "suffix": m.group(3)[len(a):], "nv": m3.group(1),
+                "div": "shift" if m3.group(2) == ">>" else "div"}
     o = {"const": True, "restrict": False, "div": "shift", "unroll": 1, "u": "u", "t": "t",
          "o": "o"}
     m = re.search(rf"(const)?{V}\*(__restrict__)?(\w+)=reinterpret_cast<(?:const)?{V}\*>\({re.escape(ml.src)}\);", flat)
@@ -562,7 +864,9 @@ def _rendered_matches(site, f, o) -> bool:
     vt = _vec_type(unit, fn, f.ml)
     then = f.dispatch.child_by_field_name("consequence")
     got = _flat(unit.text(then))
-    want = _flat("{" + "\n".join(render(unit, f.ml, vt[0], vt[1], o, "    ")) + "}")
+    full = {"xv": "xv", "yv": "yv", "t": "t", "o": "o", "u": "u", "unroll": 1,
+            "suffix": "_vec", **o}
+    want = _flat("{" + "\n".join(_render(unit, f.ml, vt[0], vt[1], full, "    ")) + "}")
     return got == want
 
 
@@ -581,10 +885,13 @@ def check_vector_form(site, ctx) -> Verdict:
     if o is None or not _rendered_matches(site, f, o):
         return Verdict.no("the then-branch is not the vector form of the else-branch's loop "
                           "(as vectorize-stream writes it)")
+    if f.ml.general:
+        return Verdict.yes(f"the then-branch is vectorize-stream{{suffix={o['suffix']}}} of the loop")
     return Verdict.yes(f"the then-branch is vectorize-stream{{unroll={o['unroll']}}} of the loop")
 
 
 # ================================================================================ passes
+_SUFFIXES = ("_vec", "_v", "v", "_4", "_f4", "_v4")
 _UNROLL = OneOf(IntRange(1, 16), Identifier(words=()))
 
 
@@ -609,6 +916,49 @@ class VectorizeStream(Pass):
     (the form ``grid-stride{fold=false}`` writes), when i is assigned nowhere else and not
     used after the loop: the vector path then advances i itself. A STEP or start held in
     a const local (``nthreads = (size_t)gridDim.x * blockDim.x``) is read through it.
+
+    General bodies: statements that declare or assign scalar locals of the body and
+    statements ``Y[i] = E;``, reading elements ``A[i]`` (exactly index i) of any number of
+    arrays of one element type, with no other memory access, no call that is not a known
+    pure math function (so no barrier, no atomic), no break/continue/return. The vector path
+    loads each input once (``const float4 x4 = x_vec[i];``), runs the body once per lane
+    with ``A[i]`` replaced by the lane of A's register vector (in a block of its own when
+    the body declares locals, so the lanes' locals do not meet) and stores each output
+    once (``y_vec[i] = y4;``). The flag tests the alignment of every array. Since every
+    input is loaded before any store, an element must not be read after a store to its
+    array, nor after a store to another array that may be the same memory (unless
+    ``no_alias`` is assumed or both are ``__restrict__`` parameters); an array both read
+    and stored (in place) is refused. ``unroll`` must be 1 for these bodies.
+
+    Before::
+
+        for (int i = gid; i < n; i += stride) {
+            const float a = x[i];
+            out[i] = a * g[i] / (1.f + expf(-a));
+        }
+
+    After ``vectorize-stream``::
+
+        if (vec_ok) {
+            const float4* x_vec = reinterpret_cast<const float4*>(x);
+            const float4* g_vec = reinterpret_cast<const float4*>(g);
+            float4* out_vec = reinterpret_cast<float4*>(out);
+            const int nv = n >> 2;
+            int i = gid;
+            for (; i < nv; i += stride) {
+                const float4 x4 = x_vec[i];
+                const float4 g4 = g_vec[i];
+                float4 out4;
+                {
+                    const float a = x4.x;
+                    out4.x = a * g4.x / (1.f + expf(-a));
+                }
+                ... (lanes y, z, w)
+                out_vec[i] = out4;
+            }
+        } else {
+            (the loop)
+        }
 
     Before::
 
@@ -650,7 +1000,8 @@ class VectorizeStream(Pass):
 
     Preconditions: map-loop (layout: ``for (T i = S; i < N; i += STEP)`` or ``for (; i <
     N; i += STEP)`` (i not used after it) with invariant N
-    and STEP whose body is one store ``Y[i] = E`` reading only ``X[i]``), whole-range
+    and STEP whose body is one store ``Y[i] = E`` reading only ``X[i]``, or a general body
+    as above; ``unroll`` 1 for a general body), whole-range
     (layout: the threads' starts cover each residue of STEP once - ``threadIdx.x`` by
     ``blockDim.x``, the global index by ``blockDim.x * gridDim.x``, ``t % G`` by ``G``,
     ``t & 31`` by 32 - so elements and vectors are both split over all threads), element-type
@@ -660,7 +1011,10 @@ class VectorizeStream(Pass):
     pass can write it), aligned-offset (layout: X and
     Y are a parameter plus a multiple of W or of a tested length), element-wise (storage:
     E is pure, reads no other memory and not Y, and its other names do not change in the
-    loop), not-vectorized (pipeline: the loop is not already the fallback of a flag
+    loop; in a general body every call is pure and nothing but the body's locals changes),
+    loads-first (storage: no element is read after a store to its array, or to an array
+    that may alias it without ``no_alias`` / ``__restrict__``; no array both read and
+    stored), not-vectorized (pipeline: the loop is not already the fallback of a flag
     dispatch), fresh-names (pipeline: the temporaries' names are unused, and the flag's
     name anywhere in the function when the pass declares it).
 
@@ -669,7 +1023,8 @@ class VectorizeStream(Pass):
     ``unroll`` (vectors in flight per thread: an integer or a macro name; 1: no main loop);
     ``div`` (``shift`` ``N >> 2`` or ``div`` ``N / 4``); ``const`` (const input pointer);
     ``restrict`` (declare both vector pointers ``__restrict__``: they are views of X and Y,
-    which element-wise already keeps apart).
+    which element-wise already keeps apart); ``suffix`` (general bodies: the vector
+    pointer of array A is named A + suffix, its register vector A + W).
     """
 
     name = "vectorize-stream"
@@ -680,17 +1035,19 @@ class VectorizeStream(Pass):
                        Rule(pattern="for (; $I < $N; $I += $STEP) $BODY;")))
     preconditions = (
         Precondition("map-loop", "layout",
-                     "the loop is a strided store Y[i] = E(X[i])", check_map_loop),
+                     "the loop is a strided map: Y[i] = E(X[i]), or locals and stores at i", check_map_loop),
         Precondition("whole-range", "layout",
                      "the threads' starts cover every residue of the stride", check_whole_range),
         Precondition("element-type", "dtype",
-                     "X and Y have one element type with a 16-byte vector", check_element_type),
+                     "the arrays have one element type with a 16-byte vector", check_element_type),
         Precondition("vector-flag", "hardware",
                      "the flag tests N % W == 0 and the pointers' alignment", check_vector_flag),
         Precondition("aligned-offset", "layout",
-                     "X and Y are whole vectors from their parameters", check_aligned_offset),
+                     "the arrays are whole vectors from their parameters", check_aligned_offset),
         Precondition("element-wise", "storage",
-                     "each element depends only on X[i] and invariants", check_element_wise),
+                     "each element depends only on elements at i and invariants", check_element_wise),
+        Precondition("loads-first", "storage",
+                     "no element is read after a store that may change it", check_loads_first),
         Precondition("not-vectorized", "pipeline",
                      "the loop has no vector path yet", check_not_vectorized),
         Precondition("fresh-names", "pipeline",
@@ -708,6 +1065,8 @@ class VectorizeStream(Pass):
     div: str = option("shift", Choice("shift", "div"), "N >> log2(W) or N / W")
     const: bool = option(True, Bool(), "declare the vector input pointer const")
     restrict: bool = option(False, Bool(), "declare both vector pointers __restrict__")
+    suffix: str = option("_vec", Choice(*_SUFFIXES), "suffix of the vector pointers' names "
+                         "(bodies of locals and stores: x -> x_vec)")
 
     def rewrite(self, site, ctx):
         f = _find(site)
@@ -715,7 +1074,7 @@ class VectorizeStream(Pass):
         vt = _vec_type(unit, site.function, ml)
         step = _indent_step(unit, ml.loop)
         ind = line_indent(unit, ml.loop.start_byte)
-        vec = render(unit, ml, vt[0], vt[1], _opts(self), step)
+        vec = _render(unit, ml, vt[0], vt[1], _opts(self), step)
         lines = [f"if ({self.flag}) {{"] + [ind + step + s for s in vec] + \
             [f"{ind}}} else {{", f"{ind}{step}{shift(unit.text(ml.loop), step)}", f"{ind}}}"]
         if _emits_flag(site, f):
@@ -765,13 +1124,17 @@ class ScalarizeStream(Pass):
 
     Preconditions: vector-dispatch (layout: ``if (flag) ... else`` around one strided map
     loop), whole-range, element-type (dtype), vector-flag (hardware), aligned-offset (layout) and
-    element-wise (storage) as for vectorize-stream (they make the vector path valid, so
-    its inverse round-trips), vector-form (pipeline: the then-branch is the regenerated
+    element-wise and loads-first (storage) as for vectorize-stream (they make the vector
+    path valid, so its inverse round-trips), vector-form (pipeline: the then-branch is the regenerated
     vector form).
 
     With ``drop_flag`` (default true) the flag's declaration goes too when it is exactly
     the one vectorize-stream writes, the statement just before the dispatch, and named
     nowhere else (the inverse of vectorize-stream on a loop without a flag).
+
+    General bodies (locals and several inputs or outputs) are read the same way: the
+    suffix of the vector pointers, the count's name and spelling are read from V, the
+    per-lane form is regenerated and compared.
 
     Options: ``drop_flag``; the inverse (``inverse_for``) carries the names, unroll count
     and spellings read from V.
@@ -788,13 +1151,15 @@ class ScalarizeStream(Pass):
         Precondition("whole-range", "layout",
                      "the threads' starts cover every residue of the stride", check_whole_range),
         Precondition("element-type", "dtype",
-                     "X and Y have one element type with a 16-byte vector", check_element_type),
+                     "the arrays have one element type with a 16-byte vector", check_element_type),
         Precondition("vector-flag", "hardware",
                      "the flag tests N % W == 0 and the pointers' alignment", check_vector_flag),
         Precondition("aligned-offset", "layout",
-                     "X and Y are whole vectors from their parameters", check_aligned_offset),
+                     "the arrays are whole vectors from their parameters", check_aligned_offset),
         Precondition("element-wise", "storage",
-                     "each element depends only on X[i] and invariants", check_element_wise),
+                     "each element depends only on elements at i and invariants", check_element_wise),
+        Precondition("loads-first", "storage",
+                     "no element is read after a store that may change it", check_loads_first),
         Precondition("vector-form", "pipeline",
                      "the then-branch is vectorize-stream of the loop", check_vector_form),
     )

@@ -71,3 +71,57 @@ def test_two_pass_pipeline(first, second):
     with open(c2.expected_path, "rb") as f:
         want = f.read()
     assert _same(_code(res.unit.source), _code(want))
+
+
+# ------------------------------------------------ grid-stride, then a general map body
+# The naive kernels of the vectorize-stream test workloads (bodies with a temporary, two
+# inputs, two outputs): grid-stride{fold=false} turns each into a loop whose index is
+# declared before it, vectorize-stream gives it a float4 path behind the flag it declares,
+# the result passes the CPU gate at every test size, and scalarize-stream gives the
+# grid-stride output back token for token.
+_WL = os.path.join(os.path.dirname(__file__), "data", "workloads")
+NAIVE = [
+    ("vectorize_stream_silu", "silu.cu", ()),
+    ("vectorize_stream_axpby", "axpby.cu", ()),
+    # m_out is stored before p[i] is read: the vector path needs m_out not to be p
+    ("vectorize_stream_momentum", "momentum.cu", ("no_alias(*)",)),
+]
+
+
+@pytest.fixture
+def cpu_gate(tmp_path_factory, monkeypatch):
+    import shutil
+
+    try:
+        from kltrans.gate.cpu import build  # noqa: F401
+    except ImportError as e:
+        pytest.skip(f"the CPU emulator (kltrans.gate.cpu) cannot be imported: {e}")
+    if shutil.which("g++") is None:
+        pytest.skip("the CPU emulator needs g++")
+    monkeypatch.setenv("KLTRANS_CACHE_DIR",
+                       str(tmp_path_factory.getbasetemp() / "kltrans-cpu-cache"))
+
+
+@pytest.mark.parametrize("workload,kernel,assume", NAIVE, ids=[w for w, _, _ in NAIVE])
+def test_grid_stride_then_general_body(workload, kernel, assume, cpu_gate, tmp_path):
+    from kltrans.gate.run import gate
+    from kltrans.passes.facts import Context
+
+    wl = os.path.join(_WL, workload)
+    with open(os.path.join(wl, kernel), "rb") as f:
+        src = f.read()
+    ctx = Context.from_strings(assume)
+    gs = run_pipeline(parse(src, kernel), parse_pipeline("grid-stride{fold=false}"), ctx)
+    assert all(r.applied for r in gs.reports)
+    vec = run_pipeline(gs.unit, parse_pipeline("vectorize-stream"), ctx)
+    assert all(r.applied for r in vec.reports), vec.reports
+    out = vec.unit.source
+    assert b"float4" in out and b"const bool vec_ok" in out
+    path = tmp_path / kernel
+    path.write_bytes(out)
+    rep = gate(str(path), wl, backend="cpu", stages=("compile", "correct"))
+    got = [(s.stage, s.status, s.reason) for s in rep.stages]
+    assert [s.stage for s in rep.stages if s.status == "pass"] == ["compile", "correct"], got
+    back = run_pipeline(vec.unit, parse_pipeline("scalarize-stream"), ctx)
+    assert all(r.applied for r in back.reports)
+    assert tokens(back.unit, back.unit.root) == tokens(gs.unit, gs.unit.root)
