@@ -7,6 +7,7 @@ SIGKILL while they hold a task, and lineage walks compared hash for hash.
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -303,7 +304,9 @@ def _scale_out():
 
 def test_scale_out_cpu_path(tmp_path, capsys):
     so = _scale_out()
-    corpus = os.path.join(HERE, "data", "workloads")
+    corpus = str(tmp_path / "corpus")  # two small workloads: copy (2 variants), scale (1)
+    for w in ("copy", "scale"):
+        shutil.copytree(os.path.join(HERE, "data", "workloads", w), os.path.join(corpus, w))
     rc = so.main(["--backend", "cpu", "--corpus", corpus, "--workers", "1,2",
                   "--out", str(tmp_path)])
     assert rc == 0
