@@ -23,17 +23,33 @@ def _decl(site, name: str):
     while fdecl is not None and fdecl.type != "function_declarator":
         fdecl = fdecl.child_by_field_name("declarator")
     for c in fdecl.child_by_field_name("parameters").named_children:
-        ids = [n for n in unit.walk(c) if n.type == "identifier"]
-        if ids and unit.text(ids[-1]) == name:
+        d = c.child_by_field_name("declarator")
+        while d is not None and d.type != "identifier":
+            d = d.child_by_field_name("declarator") or next(
+                (x for x in d.named_children if x.type != "type_qualifier"), None)
+        if d is not None and unit.text(d) == name:
             return c
     raise LookupError(name)
 
 
+def _plain_pointer(site, p) -> bool:
+    """A one-level pointer parameter ``T* name`` (not ``T (*name)[N]`` nor a function
+    pointer): the only kind restrict-pointers qualifies."""
+    try:
+        decl = _decl(site, p.name)
+    except LookupError:
+        return False
+    ptr = decl.child_by_field_name("declarator")
+    return ptr is not None and ptr.type == "pointer_declarator" and \
+        ptr.child_by_field_name("declarator") is not None and \
+        ptr.child_by_field_name("declarator").type == "identifier"
+
+
 def _targets(site):
     """Pointer parameters restrict-pointers would change: those without __restrict__
-    (among ``params`` when the pass names some)."""
+    (one-level pointers only)."""
     return [p for p in _params(site) if not p.restrict and p.param.pointer == 1
-            ]
+            and _plain_pointer(site, p)]
 
 
 _RESTRICT = ("__restrict__", "__restrict", "restrict")
@@ -191,6 +207,11 @@ class RestrictPointers(Pass):
     of the call site, so it must come from the context: ``--assume 'no_alias(*)'`` or
     ``no_alias(x,y)``).
 
+    Device functions are sites too (their pointer parameters get the same treatment;
+    aliasing is still a fact of every call site, so it comes from the context). Only
+    one-level pointers ``T* p`` are qualified: ``T (*p)[N]`` and function pointers are
+    left alone.
+
     Options: ``const`` (default true): also add ``const`` to the pointee of the read-only
     pointers it restricts when it is missing.
 
@@ -203,6 +224,7 @@ class RestrictPointers(Pass):
     name = "restrict-pointers"
     kind = "optimize"
     inverse = "unrestrict-pointers"
+    scope = "device"
     anchor = Rule(kind="function_definition")
     preconditions = (
         Precondition("has-targets", "storage",
@@ -272,7 +294,7 @@ def _has_restrict(site, ctx) -> Verdict:
 
 @dataclass(frozen=True)
 class UnrestrictPointers(Pass):
-    """Remove ``__restrict__`` from a kernel's pointer parameters.
+    """Remove ``__restrict__`` from the pointer parameters of a kernel or device function.
 
     Before::
 
@@ -300,7 +322,8 @@ class UnrestrictPointers(Pass):
     as ``x+y`` (the exact inverse of a ``restrict-pointers`` that restricted only some);
     ``locals`` (default ``all``; ``none`` or ``p+q``): which local pointers.
 
-    Round trip: ``restrict-pointers`` restores the parameters and the sole local views
+    Round trip: ``restrict-pointers`` restores the parameters (when every one-level
+    pointer parameter was restricted: it restricts them all) and the sole local views
     of parameters; a restricted local that is not such a view (a pointer into shared
     memory, one declared inside a nested block, or one of two views of a parameter)
     does not come back, so the walk rejects that step.
@@ -309,6 +332,7 @@ class UnrestrictPointers(Pass):
     name = "unrestrict-pointers"
     kind = "simplify"
     inverse = "restrict-pointers"
+    scope = "device"
     anchor = Rule(kind="function_definition")
     preconditions = (
         Precondition("has-restrict", "storage", "a __restrict__ pointer parameter", _has_restrict),

@@ -326,28 +326,92 @@ def _hint_type(site, ctx) -> Verdict:
                       "scalars, their 2/4-vectors, __half and __nv_bfloat16 only)")
 
 
-def _global_pointer(site, ctx) -> Verdict:
-    unit, fn = site.unit, site.function
-    acc = _site_access(site)
-    params = [p.name for p in fn.params if p.name and p.pointer > 0]
-    al = _Aliases(unit, fn.node, params)
-    bases = al.bases(acc.base)
+def _shared_based(unit, expr) -> bool:
+    """Whether ``expr`` mentions a ``__shared__`` array or a local initialised from one."""
     shared = {d.name for d in unit.shared_decls()}
-    for n in unit.walk(acc.base):
+    for n in unit.walk(expr):
         if n.type == "identifier":
             nm = unit.text(n)
             b = _resolve(unit, n, nm)
             if nm in shared or (b.kind == "local" and b.value is not None and any(
                     x.type == "identifier" and unit.text(x) in shared
                     for x in unit.walk(b.value))):
-                return Verdict.no(f"{acc.array} points into __shared__ memory: the hints are "
-                                  "global-memory loads and stores")
+                return True
+    return False
+
+
+def _calls_of(unit, name: str) -> list:
+    """(caller function, call node) of every call of the function ``name`` in the file."""
+    out = []
+    for f in unit.kernels() + unit.device_functions():
+        for n in unit.walk(f.node):
+            if n.type != "call_expression":
+                continue
+            fn = n.child_by_field_name("function")
+            if fn is not None and fn.type == "template_function":
+                fn = fn.child_by_field_name("name")
+            if fn is not None and unit.text(fn) == name:
+                out.append((f, n))
+    return out
+
+
+def kernel_bases(unit, fn, expr, depth: int = 0) -> tuple[set | None, str]:
+    """The kernel pointer parameters a pointer expression of ``fn`` may point into.
+
+    In a kernel: the parameters it is based on. In a device function: a parameter it is
+    based on is followed to the argument of every call of the function in the file (the
+    callers' bases, recursively); the answer is None, with the reason, when a call passes
+    shared or local memory or something not derived from a kernel pointer parameter, or
+    when the function is never called here.
+    """
+    params = [p.name for p in fn.params if p.name and p.pointer > 0]
+    bases = _Aliases(unit, fn.node, params).bases(expr)
+    if _shared_based(unit, expr):
+        return None, f"{unit.text(expr)} points into __shared__ memory"
     if not bases:
-        return Verdict.unknown(f"cannot tell where {unit.text(acc.base)} points (not derived "
-                               f"from a pointer parameter of {fn.name})")
+        return None, (f"cannot tell where {unit.text(expr)} points (not derived from a "
+                      f"pointer parameter of {fn.name})")
+    if fn.is_kernel:
+        return bases, ""
+    if depth > 4:
+        return None, f"the calls of {fn.name} nest too deep to follow"
+    index = {p.name: k for k, p in enumerate(fn.params)}
+    calls = _calls_of(unit, fn.name)
+    if not calls:
+        return None, (f"{', '.join(sorted(bases))} is a parameter of the device function "
+                      f"{fn.name}, which is not called in this file: its callers decide the "
+                      "memory space")
+    out: set = set()
+    for caller, call in calls:
+        if caller.name == fn.name:
+            return None, f"{fn.name} calls itself"
+        args = _args(unit, call)
+        for b in sorted(bases):
+            k = index.get(b)
+            if k is None or k >= len(args):
+                return None, f"a call of {fn.name} at line {unit.line_col(call.start_byte)[0]} " \
+                             f"passes no argument for {b}"
+            got, why = kernel_bases(unit, caller, args[k], depth + 1)
+            if got is None:
+                return None, (f"{b} of {fn.name} is `{unit.text(args[k])}` at line "
+                              f"{unit.line_col(call.start_byte)[0]}: {why}")
+            out |= got
+    return out, ""
+
+
+def _global_pointer(site, ctx) -> Verdict:
+    unit, fn = site.unit, site.function
+    acc = _site_access(site)
+    if _shared_based(unit, acc.base):
+        return Verdict.no(f"{acc.array} points into __shared__ memory: the hints are "
+                          "global-memory loads and stores")
+    bases, why = kernel_bases(unit, fn, acc.base)
+    if bases is None:
+        return Verdict.unknown(why)
     if not fn.is_kernel:
-        return Verdict.unknown(f"{', '.join(sorted(bases))} is a parameter of the device "
-                               f"function {fn.name}: its callers decide the memory space")
+        return Verdict.yes(f"{acc.array} of the device function {fn.name} is based on the "
+                           f"kernel parameter(s) {', '.join(sorted(bases))} at every call: "
+                           "global memory")
     return Verdict.yes(f"{acc.array} is based on the kernel parameter(s) "
                        f"{', '.join(sorted(bases))}: global memory")
 
@@ -381,6 +445,26 @@ def _read_only(site, ctx) -> Verdict:
             return Verdict.unknown(f"{b} may overlap {w}, which the kernel writes ({v.reason}): "
                                    f"pass --assume 'no_alias({b},{w})' or 'no_alias(*)' if the "
                                    "buffers never overlap")
+    if not fn.is_kernel:
+        kb, why = kernel_bases(unit, fn, acc.base)
+        if kb is None:
+            return Verdict.unknown(why)
+        for k in unit.kernels():
+            kps = {pp.name: pp for pp in pointer_params(unit, k)}
+            for b in sorted(kb & set(kps)):
+                if kps[b].written is not False:
+                    return Verdict.no(f"{b} of the kernel {k.name} {kps[b].reason}: __{hint} in "
+                                      f"{fn.name} may read a stale copy of data the kernel "
+                                      "writes")
+                for w in sorted(n for n, pp in kps.items() if pp.written is not False):
+                    v = may_alias(unit, k, b, w)
+                    if not v.fails and not ctx.assumed("no_alias", b, w):
+                        return Verdict.unknown(f"{b} may overlap {w}, which the kernel {k.name} "
+                                               f"writes ({v.reason}): pass --assume "
+                                               f"'no_alias({b},{w})' or 'no_alias(*)'")
+        return Verdict.yes(f"{', '.join(sorted(bases))} of {fn.name} is never written, and at "
+                           f"every call it is based on kernel parameters ({', '.join(sorted(kb))}) "
+                           "the kernel never writes, nor through a pointer that may overlap them")
     return Verdict.yes(f"{', '.join(sorted(bases))} is never written by the kernel, nor "
                        "through a pointer that may overlap it")
 
@@ -475,7 +559,7 @@ def _arch(site, ctx) -> Verdict:
     return Verdict.no(f"{ctx.arch} is older than sm_{need}, the first with __{hint}")
 
 
-ACCESS = Rule(any=(Rule(kind="subscript_expression"), Rule(pattern="*$P")), inside_kernel=True)
+ACCESS = Rule(any=(Rule(kind="subscript_expression"), Rule(pattern="*$P")))
 
 
 @dataclass(frozen=True)
@@ -498,6 +582,12 @@ class StreamHints(Pass):
     arrays, compound assignments and accesses to ``__shared__`` or local arrays are not
     sites. The value and the memory order do not change; only the cache policy does.
 
+    Accesses in device functions are sites too when every call of the function in the
+    file passes, for the accessed pointer, an argument based on a kernel pointer
+    parameter (followed through device callers); a call that passes shared or local
+    memory, or a function not called in the file, leaves its accesses alone. There,
+    read-only also holds the kernel to never writing those parameters.
+
     Runtime facts. From the context: that a read-only array does not overlap a written
     one (``--assume 'no_alias(x,y)'`` or ``'no_alias(*)'``), unless ``__restrict__`` or
     different element sizes already rule it out; the architecture (``--arch``). Nothing
@@ -506,7 +596,7 @@ class StreamHints(Pass):
     Preconditions: hint-type (dtype: the element type has an overload of the hint:
     built-in scalars and their 2/4-vectors, ``__half``/``__nv_bfloat16``), global-pointer
     (layout: the pointer is based on a kernel pointer parameter, not shared or local
-    memory), read-only (storage: for ``ldg``/``ldcs``/``ldlu``, the array is never
+    memory; in a device function, at every call), read-only (storage: for ``ldg``/``ldcs``/``ldlu``, the array is never
     written by the kernel, directly or through a pointer that may overlap it), read-once
     (pipeline: for ``ldcs``/``ldlu``, the address is read once per thread: not re-read
     later in the kernel, nor on every iteration of a loop), write-once (pipeline: for
@@ -524,6 +614,7 @@ class StreamHints(Pass):
     name = "stream-hints"
     kind = "optimize"
     inverse = "drop-stream-hints"
+    scope = "device"
     anchor = ACCESS
     preconditions = (
         Precondition("hint-type", "dtype",

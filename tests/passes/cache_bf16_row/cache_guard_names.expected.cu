@@ -1,0 +1,236 @@
+// RUN: kltrans opt -p 'cache-bf16-row{form=guard,define=twin+unpack,twin=row_regs,unpack=unpack8,vec=CHUNKS,flag=aligned16}' --assume 'no_alias(*)'
+// GATE: corpus/layernorm
+// Other names: the helper's parameters, the chunk macro, the flag, the twin and the
+// unpack helper are the options'; the guard reads cols and G from the call's arguments.
+// kltrans: launch layernorm grid=ceil_div(rows, max(1, 4 / ceil_div(cols, 4096))) block=128
+#include <cuda_bf16.h>
+#include <stdint.h>
+
+#define LN_THREADS 128
+#define CHUNKS 16
+#define LN_ROW_WARP 4096  // columns handled by one warp (32 * CHUNKS * 8)
+
+__device__ __forceinline__ float ln_warp_sum(float v)
+{
+    for (int off = 16; off > 0; off >>= 1) {
+        v += __shfl_xor_sync(0xffffffffu, v, off);
+    }
+    return v;
+}
+
+// sum v over the G threads of a row group, G a multiple of 64 (every thread of the block
+// calls it)
+__device__ __forceinline__ float ln_group_sum(float v, int G, float* red)
+{
+    v = ln_warp_sum(v);
+    const int warp = threadIdx.x >> 5;
+    if ((threadIdx.x & 31) == 0) {
+        red[warp] = v;
+    }
+    __syncthreads();
+    const int W = G >> 5;
+    const int first = (warp / W) * W;
+    v = red[first];
+    for (int w = 1; w < W; ++w) {
+        v += red[first + w];
+    }
+    return v;
+}
+
+// bf16 pairs to float32: FORM 0 shift/mask, 1 byte permute, 2 __bfloat1622float2.
+template <int FORM>
+__device__ __forceinline__ void unpack8(uint4 raw, float* f)
+{
+    const unsigned int w[4] = {raw.x, raw.y, raw.z, raw.w};
+    for (int j = 0; j < 4; ++j) {
+        if (FORM == 0) {
+            f[2 * j] = __uint_as_float(w[j] << 16);
+            f[2 * j + 1] = __uint_as_float(w[j] & 0xffff0000u);
+        } else if (FORM == 1) {
+            f[2 * j] = __uint_as_float(__byte_perm(w[j], 0u, 0x1044));
+            f[2 * j + 1] = __uint_as_float(__byte_perm(w[j], 0u, 0x3244));
+        } else {
+            const float2 t = __bfloat1622float2(*reinterpret_cast<const __nv_bfloat162*>(&w[j]));
+            f[2 * j] = t.x;
+            f[2 * j + 1] = t.y;
+        }
+    }
+}
+
+// One row per group of width threads, the row in registers as packed bf16 (16-byte chunks).
+template <bool ONE_WARP>
+__device__ __forceinline__ void row_regs(const __nv_bfloat16* src,
+                                              const __nv_bfloat16* gamma,
+                                              const __nv_bfloat16* beta,
+                                              __nv_bfloat16* dst,
+                                              float* mean_out, float* rstd_out,
+                                              int r, bool live, int ncols, float epsilon,
+                                              int width, int rank, float (*scratch)[LN_THREADS / 32])
+{
+    const float inv_cols = 1.0f / (float)ncols;
+    uint4 raw[CHUNKS];
+    for (int k = 0; k < CHUNKS; ++k) {
+        const int base = 8 * (rank + k * width);
+        raw[k] = live && base < ncols
+            ? *(reinterpret_cast<const uint4*>(src + base))
+            : make_uint4(0u, 0u, 0u, 0u);
+    }
+    float s = 0.0f;
+    for (int k = 0; k < CHUNKS; ++k) {
+        float f[8];
+        unpack8<0>(raw[k], f);
+        for (int j = 0; j < 8; ++j) {
+            s += f[j];
+        }
+    }
+    s = ONE_WARP ? ln_warp_sum(s) : ln_group_sum(s, width, scratch[0]);
+    const float mu = s * inv_cols;
+    float sq = 0.0f;
+    for (int k = 0; k < CHUNKS; ++k) {
+        const int base = 8 * (rank + k * width);
+        float f[8];
+        unpack8<1>(raw[k], f);
+        float part = 0.0f;
+        for (int j = 0; j < 8; ++j) {
+            const float d = f[j] - mu;
+            part = d * d + part;
+        }
+        sq += base < ncols ? part : 0.0f;
+    }
+    sq = ONE_WARP ? ln_warp_sum(sq) : ln_group_sum(sq, width, scratch[1]);
+    const float rs = 1.0f / sqrtf(sq * inv_cols + epsilon);
+    if (!live) {
+        return;
+    }
+    if (rank == 0) {
+        mean_out[r] = mu;
+        rstd_out[r] = rs;
+    }
+    for (int k = 0; k < CHUNKS; ++k) {
+        const int base = 8 * (rank + k * width);
+        if (base < ncols) {
+            float f[8];
+            float w[8];
+            float b[8];
+            unpack8<2>(raw[k], f);
+            unpack8<2>(*(reinterpret_cast<const uint4*>(gamma + base)), w);
+            unpack8<2>(*(reinterpret_cast<const uint4*>(beta + base)), b);
+            uint4 packed;
+            __nv_bfloat162* h = reinterpret_cast<__nv_bfloat162*>(&packed);
+            for (int j = 0; j < 4; ++j) {
+                const float a0 = (f[2 * j] - mu) * rs * w[2 * j] + b[2 * j];
+                const float a1 = (f[2 * j + 1] - mu) * rs * w[2 * j + 1] + b[2 * j + 1];
+                h[j] = __floats2bfloat162_rn(a0, a1);
+            }
+            *(reinterpret_cast<uint4*>(dst + base)) = packed;
+        }
+    }
+}
+
+// Scalar path (cols % 8 != 0 or unaligned pointers), any cols: three coalesced,
+// bounds-checked passes over the row (mean, squared deviations, normalize); the second
+// and third re-read x from cache. Same grouping and reductions as the register path.
+template <bool ONE_WARP>
+__device__ __forceinline__ void row_scalar(const __nv_bfloat16* src,
+                                              const __nv_bfloat16* gamma,
+                                              const __nv_bfloat16* beta,
+                                              __nv_bfloat16* dst,
+                                              float* mean_out, float* rstd_out,
+                                              int r, bool live, int ncols, float epsilon,
+                                              int width, int rank, float (*scratch)[LN_THREADS / 32])
+{
+    const float inv_cols = 1.0f / (float)ncols;
+    const int n = live ? ncols : 0;
+    float s = 0.0f;
+    for (int c = rank; c < n; c += width) {
+        s += __bfloat162float(src[c]);
+    }
+    s = ONE_WARP ? ln_warp_sum(s) : ln_group_sum(s, width, scratch[0]);
+    const float mu = s * inv_cols;
+    float sq = 0.0f;
+    for (int c = rank; c < n; c += width) {
+        const float d = __bfloat162float(src[c]) - mu;
+        sq = d * d + sq;
+    }
+    sq = ONE_WARP ? ln_warp_sum(sq) : ln_group_sum(sq, width, scratch[1]);
+    const float rs = 1.0f / sqrtf(sq * inv_cols + epsilon);
+    if (!live) {
+        return;
+    }
+    if (rank == 0) {
+        mean_out[r] = mu;
+        rstd_out[r] = rs;
+    }
+    for (int c = rank; c < n; c += width) {
+        const float a = (__bfloat162float(src[c]) - mu) * rs * __bfloat162float(gamma[c]) + __bfloat162float(beta[c]);
+        dst[c] = __float2bfloat16(a);
+    }
+}
+
+extern "C" __global__ void
+layernorm(const __nv_bfloat16* x, const __nv_bfloat16* weight,
+          const __nv_bfloat16* bias, __nv_bfloat16* y,
+          float* mean, float* rstd, int rows, int cols, float eps)
+{
+    __shared__ float red[2][LN_THREADS / 32];
+
+    const int q = (cols + LN_ROW_WARP - 1) / LN_ROW_WARP;
+    const int rpb = q >= 1 && q <= 4 ? 4 / q : 1;  // rows per block: 4, 2 or 1
+    const int G = LN_THREADS / rpb;                 // threads per row: 32 .. 128
+    const int group = threadIdx.x / G;
+    const int gt = threadIdx.x % G;
+    const int row = blockIdx.x * rpb + group;
+    const bool active = row < rows;
+    const size_t off = active ? (size_t)row * (size_t)cols : 0;
+    const __nv_bfloat16* xr = x + off;
+    __nv_bfloat16* yr = y + off;
+    const bool aligned16 = (cols & 7) == 0 &&
+        (((uintptr_t)x | (uintptr_t)y | (uintptr_t)weight | (uintptr_t)bias) & 15u) == 0;
+
+    if (G == 32) {
+        // ------------------------------------- one warp per row: shuffles only, no barrier
+        if (!active) {
+            return;  // whole warp: the row is per warp
+        }
+        row_scalar<true>(xr, weight, bias, yr, mean, rstd, row, true, cols, eps, 32, gt, red);
+        return;
+    }
+    if (!aligned16) {
+        row_scalar<false>(xr, weight, bias, yr, mean, rstd, row, active, cols, eps, G, gt, red);
+        return;
+    }
+    if (cols <= G * CHUNKS * 8) {
+        row_regs<false>(xr, weight, bias, yr, mean, rstd, row, active, cols, eps, G, gt, red);
+        return;
+    }
+
+    // ------------------------------------------ very long rows: two streaming passes
+    // (here rpb == 1 and G == blockDim.x: the block owns row blockIdx.x, always < rows)
+    const float inv_cols = 1.0f / (float)cols;
+    const float shift = __bfloat162float(xr[0]);
+    float s1 = 0.0f;
+    float s2 = 0.0f;
+    for (int c = gt; c < cols; c += G) {
+        const float d = __bfloat162float(xr[c]) - shift;
+        s1 += d;
+        s2 += d * d;
+    }
+    s1 = ln_group_sum(s1, G, red[0]);
+    s2 = ln_group_sum(s2, G, red[1]);
+    const float dmu = s1 * inv_cols;
+    const float mu = shift + dmu;
+    const float var = fmaxf(s2 * inv_cols - dmu * dmu, 0.0f);
+    const float rs = 1.0f / sqrtf(var + eps);
+    if (!active) {
+        return;
+    }
+    if (gt == 0) {
+        mean[row] = mu;
+        rstd[row] = rs;
+    }
+    for (int c = gt; c < cols; c += G) {
+        const float a = (__bfloat162float(xr[c]) - mu) * rs * __bfloat162float(weight[c]) +
+                        __bfloat162float(bias[c]);
+        yr[c] = __float2bfloat16(a);
+    }
+}

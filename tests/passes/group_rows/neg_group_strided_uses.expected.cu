@@ -1,0 +1,41 @@
+// RUN: kltrans opt -p 'group-rows{W=WARP_COLS,R=8,T=THREADS,n=cols}' --assume 'no_alias(*)'
+// CHECK-SKIP: strided-uses: `for ( int c = gt ; c < cols ; c += 1 )` is not `for (int c = gt; c < n; c += G)`
+// The normalize loop starts at the rank but steps by one: not a split of the row by the group.
+// kltrans: launch layernorm grid=ceil_div(rows, 256) block=256
+#include <cuda_bf16.h>
+
+#define THREADS 256
+#define WARP_COLS 1024
+
+extern "C" __global__ void layernorm(const __nv_bfloat16* x, const __nv_bfloat16* weight,
+                                     const __nv_bfloat16* bias, __nv_bfloat16* y, float* mean,
+                                     float* rstd, int rows, int cols, float eps)
+{
+    const int G = 1;
+    const int gt = 0;
+    const int row = blockIdx.x * blockDim.x + threadIdx.x;
+    if (row >= rows) {
+        return;
+    }
+    const __nv_bfloat16* xr = x + (size_t)row * cols;
+    __nv_bfloat16* yr = y + (size_t)row * cols;
+    float s = 0.0f;
+    for (int c = 0; c < cols; ++c) {
+        s += __bfloat162float(xr[c]);
+    }
+    const float mu = s / (float)cols;
+    float sq = 0.0f;
+    for (int c = 0; c < cols; ++c) {
+        const float d = __bfloat162float(xr[c]) - mu;
+        sq += d * d;
+    }
+    const float rs = 1.0f / sqrtf(sq / (float)cols + eps);
+    if (gt == 0) {
+        mean[row] = mu;
+        rstd[row] = rs;
+    }
+    for (int c = gt; c < cols; c += 1) {
+        const float a = (__bfloat162float(xr[c]) - mu) * rs;
+        yr[c] = __float2bfloat16(a * __bfloat162float(weight[c]) + __bfloat162float(bias[c]));
+    }
+}

@@ -1,0 +1,57 @@
+// RUN: kltrans opt -p 'group-sum{form=group,scratch=red,slot=0,warp_form=shfl,define=helpers+scratch,param=red,fns=ln_row,slots=1,threads=LN_THREADS}' --assume 'no_alias(*)' --assume reassoc
+// CHECK-SKIP: uniform-barrier: a `return` at line 17 may let some threads of the block leave before the sum's barrier
+// Threads past the block's 96th leave first: they would never reach the group sum's barrier.
+// kltrans: launch layernorm grid=ceil_div(rows, 2) block=128
+// Two rows per block, 64 threads per row: the row's partial sums meet in a shared slot
+// per warp. The row work is a device function; the block's scratch is its last argument.
+#include <cuda_bf16.h>
+
+#define LN_THREADS 128
+#define GROUP 64
+
+__device__ void ln_row(const __nv_bfloat16* xr, const __nv_bfloat16* weight,
+                       const __nv_bfloat16* bias, __nv_bfloat16* yr, float* mean, float* rstd,
+                       int row, bool active, int cols, float eps, int G, int gt)
+{
+    if (threadIdx.x >= 96) {
+        return;
+    }
+    const int n = active ? cols : 0;
+    float s = 0.0f;
+    for (int c = gt; c < n; c += G) {
+        s += __bfloat162float(xr[c]);
+    }
+    s = 0.0f;
+    for (int c = 0; c < n; ++c) {
+        s += __bfloat162float(xr[c]);
+    }
+    const float mu = s / (float)cols;
+    float sq = 0.0f;
+    for (int c = 0; c < n; ++c) {
+        const float d = __bfloat162float(xr[c]) - mu;
+        sq += d * d;
+    }
+    const float rs = 1.0f / sqrtf(sq / (float)cols + eps);
+    if (!active) {
+        return;
+    }
+    if (gt == 0) {
+        mean[row] = mu;
+        rstd[row] = rs;
+    }
+    for (int c = gt; c < n; c += G) {
+        const float a = (__bfloat162float(xr[c]) - mu) * rs;
+        yr[c] = __float2bfloat16(a * __bfloat162float(weight[c]) + __bfloat162float(bias[c]));
+    }
+}
+
+extern "C" __global__ void layernorm(const __nv_bfloat16* x, const __nv_bfloat16* weight,
+                                     const __nv_bfloat16* bias, __nv_bfloat16* y, float* mean,
+                                     float* rstd, int rows, int cols, float eps)
+{
+    const int gt = threadIdx.x % GROUP;
+    const int row = blockIdx.x * (LN_THREADS / GROUP) + threadIdx.x / GROUP;
+    const bool active = row < rows;
+    const size_t off = active ? (size_t)row * (size_t)cols : 0;
+    ln_row(x + off, weight, bias, y + off, mean, rstd, row, active, cols, eps, GROUP, gt);
+}
