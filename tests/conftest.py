@@ -25,8 +25,8 @@ def _has_gpu() -> bool:
 
 def pytest_collection_modifyitems(config, items):
     if any("gpu" in item.keywords for item in items) and not _has_gpu():
-        skip = pytest.mark.skip(reason="gpu: no NVIDIA GPU on this machine "
-                                       "(the real run is saved under bench/results/)")
+        skip = pytest.mark.skip(reason="gpu: no NVIDIA GPU on this machine (the test's "
+                                       "docstring says where its GPU run is saved)")
         for item in items:
             if "gpu" in item.keywords:
                 item.add_marker(skip)

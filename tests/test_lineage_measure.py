@@ -2,7 +2,7 @@
 
 Where there is no GPU the command says so (exit 2) and changes nothing; on a GPU every
 step gets a paired effect (its H200 run: `bash tools/measure-gpu.sh run`, which saves the
-pytest log as bench/results/gpu_tests.txt)."""
+pytest log as bench/results/gpu_tests.txt; not run on a GPU yet, as of 2026-11-30)."""
 
 import hashlib
 import os

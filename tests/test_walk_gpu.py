@@ -1,6 +1,6 @@
 """The backward walk on a GPU: steps chosen by time (issue 8). Skipped where there is no
-GPU; its H200 run is in the log `bash tools/measure-gpu.sh run` writes
-(bench/results/gpu_tests.txt)."""
+GPU; its H200 run goes into the log `bash tools/measure-gpu.sh run` writes
+(bench/results/gpu_tests.txt; not run on a GPU yet, as of 2026-11-30)."""
 
 import os
 
