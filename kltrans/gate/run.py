@@ -116,7 +116,7 @@ def gate(kernel_file: str, workload: str, kernel: str | None = None, backend: st
         job = {"kind": "gate", "source": unit.source.decode("utf-8"), "path": kernel_file,
                "kernel": kname, "name_expression": ne, "workload": wl.path, "backend": be,
                "arch": arch, "stages": job_stages, "sizes": sizes, "seeds": seeds,
-               "bench_size": bench_size or _variant_bench_size(wl, kernel_file)}
+               "bench_size": bench_size or variant_bench_size(wl, kernel_file)}
         out = run_job(job, timeout_s)
         results.extend(_stage_results(out, job_stages))
     if be == "cpu" and "profile" in stages:
@@ -125,7 +125,9 @@ def gate(kernel_file: str, workload: str, kernel: str | None = None, backend: st
     return GateReport(kernel_file, kname, wl.name, be, target, results)
 
 
-def _variant_bench_size(wl, path: str):
+def variant_bench_size(wl, path: str):
+    """The bench size of the workload variant kept in ``path`` when the spec gives that
+    variant one of its own (an O(n^2) naive kernel), else None."""
     for v in wl.kernels.values():
         if os.path.abspath(os.path.join(wl.path, v["file"])) == os.path.abspath(path):
             return v.get("bench_size")
@@ -177,7 +179,7 @@ def bench(file_a: str, file_b: str, workload: str, kernel_a: str | None = None,
 
     wl = load_workload(workload)
     if bench_size is None:  # a variant with its own bench size (an O(n^2) naive kernel)
-        bench_size = _variant_bench_size(wl, file_a) or _variant_bench_size(wl, file_b)
+        bench_size = variant_bench_size(wl, file_a) or variant_bench_size(wl, file_b)
     sides = {}
     for key, f, k in (("a", file_a, kernel_a), ("b", file_b, kernel_b)):
         [u] = load(f)

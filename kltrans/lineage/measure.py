@@ -31,9 +31,10 @@ def measure(lineage_dir: str, workload_dir: str, cluster: str | None = None,
 
     from kltrans.gate.backends import resolve_backend
     from kltrans.gate.executor import ExecutorError, make_executor
-    from kltrans.gate.run import _variant_bench_size
+    from kltrans.gate.run import variant_bench_size
     from kltrans.gate.tasks import bench_task
     from kltrans.lineage import store
+    from kltrans.lineage.walk import step_effect
     from kltrans.workload.spec import SpecError, load_workload
 
     path = os.path.join(lineage_dir, "lineage.json")
@@ -48,7 +49,7 @@ def measure(lineage_dir: str, workload_dir: str, cluster: str | None = None,
     cfg = doc["config"]
     size = None
     if "naive" in wl.kernels:
-        size = _variant_bench_size(wl, wl.kernel_path("naive"))
+        size = variant_bench_size(wl, wl.kernel_path("naive"))
     todo = [t for t in doc["transitions"]
             if redo or not (t.get("effect") or {}).get("ok")]
     states = {st["hash"]: store.read_state(lineage_dir, st) for st in doc["states"]}
@@ -74,18 +75,8 @@ def measure(lineage_dir: str, workload_dir: str, cluster: str | None = None,
         results = ex.map(bench_task, items, gpu=False, on_result=report)  # devlock
     device = None
     for t, r in zip(todo, results):
-        if not r.get("ok"):
-            t["effect"] = {"ok": False, "reason": f"{r.get('verdict')}: {r.get('reason')}",
-                           "measured_after_walk": True}
-            continue
-        p = r["paired"]
-        ratios = [1.0 / x for x in p["ratios"]]  # time(simplified) / time(before)
+        t["effect"] = {**step_effect(r), "measured_after_walk": True}
         device = r.get("device") or device
-        t["effect"] = {"ok": True, "current_ms": p["a"]["ms"], "simplified_ms": p["b"]["ms"],
-                       "slowdown_median": sorted(ratios)[len(ratios) // 2],
-                       "slowdown_trials": ratios, "spread": max(ratios) - min(ratios),
-                       "device": r.get("device"), "size": r.get("size"),
-                       "measured_after_walk": True}
     if device:
         doc["effects_measured_on"] = device
     store.save(lineage_dir, doc, {})

@@ -577,6 +577,19 @@ def _gate_all(live, opts, wl, kernel, ne, sizes, backend, expert_path, ex):
             c.stage, c.reason = (r["fail"] or ("correct", "no correct stage ran"))
 
 
+def step_effect(r: dict) -> dict:
+    """A step's effect from a paired bench result (A = the state before the step, B = the
+    simplified one): ``slowdown_trials`` = time(B) / time(A) per trial."""
+    if not r.get("ok"):
+        return {"ok": False, "reason": f"{r.get('verdict')}: {r.get('reason')}"}
+    p = r["paired"]
+    ratios = [1.0 / x for x in p["ratios"]]
+    return {"ok": True, "current_ms": p["a"]["ms"], "simplified_ms": p["b"]["ms"],
+            "slowdown_median": sorted(ratios)[len(ratios) // 2],
+            "slowdown_trials": ratios, "spread": max(ratios) - min(ratios),
+            "device": r.get("device"), "size": r.get("size")}
+
+
 def _measure(accepted, cur: bytes, opts, wl, expert_path, ex, screen_keep: int = 3):
     """Paired trials: each accepted candidate (B) against the current state (A), one GPU
     task each (kltrans.gate.tasks.bench_task), in two rounds: one trial each to screen
@@ -594,15 +607,7 @@ def _measure(accepted, cur: bytes, opts, wl, expert_path, ex, screen_keep: int =
                   "side_ms": 300.0, "min_reps": 3}
                  for i, c in enumerate(cands)]
         for c, r in zip(cands, ex.get().map(bench_task, items, gpu=False)):  # devlock
-            if not r.get("ok"):
-                c.effect = {"ok": False, "reason": f"{r.get('verdict')}: {r.get('reason')}"}
-                continue
-            p = r["paired"]
-            ratios = [1.0 / x for x in p["ratios"]]  # time(simplified) / time(current)
-            c.effect = {"ok": True, "current_ms": p["a"]["ms"], "simplified_ms": p["b"]["ms"],
-                        "slowdown_median": sorted(ratios)[len(ratios) // 2],
-                        "slowdown_trials": ratios, "spread": max(ratios) - min(ratios),
-                        "device": r.get("device"), "size": r.get("size")}
+            c.effect = step_effect(r)
 
     if len(accepted) <= screen_keep:
         run(accepted, 5)

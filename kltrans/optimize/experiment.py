@@ -101,15 +101,13 @@ def _final_timing(t: dict, final_src: str, item: dict) -> dict:
                       "speedup_median": p["ratio_median"], "trials": p["ratios"]}}
 
 
-def target_vendor_task(t: dict) -> dict:
-    """The vendor timing of one target (:func:`kltrans.gate.tasks.vendor_task`), at the
-    size its naive kernel is timed at (runs are timed against the naive kernel)."""
-    from kltrans.gate.run import _variant_bench_size
+def target_vendor_task(t: dict, size: dict | None = None) -> dict:
+    """The vendor timing of one target (:func:`kltrans.gate.tasks.vendor_task`), at
+    ``size``: the size its naive kernel is timed at (runs are timed against the naive
+    kernel), None for the workload's bench size."""
     from kltrans.gate.tasks import vendor_task
-    from kltrans.workload.spec import load_workload
 
     item = {"workload": t["path"], "timeout_s": 300.0}
-    size = _variant_bench_size(load_workload(t["path"]), t["naive"])
     if size:
         item["bench_size"] = size
     out = vendor_task(item)
@@ -121,17 +119,17 @@ def target_baseline_task(item: dict) -> dict:
     """Once per target: the vendor timing, and (corpus workloads) the expert against the
     naive kernel, paired -- the reference every run's fraction of expert speed is taken
     from (fraction = the run's speedup over naive / the expert's)."""
-    from kltrans.gate.run import _variant_bench_size
+    from kltrans.gate.run import variant_bench_size
     from kltrans.gate.tasks import bench_task, gate_task
     from kltrans.workload.spec import load_workload
 
     t = item["target"]
-    out = target_vendor_task(t)
-    # the naive kernel alone (a run that accepted nothing ends there: its time is this)
-    size = _variant_bench_size(load_workload(t["path"]), t["naive"])
+    size = variant_bench_size(load_workload(t["path"]), t["naive"])
+    out = target_vendor_task(t, size)
+    # the naive kernel alone (a run that accepted nothing ends there: its time is this; the
+    # gate times a variant with its own bench size at that size)
     g = gate_task({"path": t["naive"], "workload": t["path"], "backend": "cuda",
-                   "stages": ("compile", "profile"), "timeout_s": 300.0,
-                   **({"bench_size": size} if size else {})})
+                   "stages": ("compile", "profile"), "timeout_s": 300.0})
     prof = g.get("profile") or {}
     out["naive"] = ({"ok": True, "ms": prof["ms"], "size": prof.get("size")} if prof.get("ms")
                     else {"ok": False, "reason": str(g.get("fail"))})

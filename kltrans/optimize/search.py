@@ -329,11 +329,11 @@ def run(opts: OptimizeOptions) -> dict:
     import dataclasses
 
     if opts.bench_size is None:
-        from kltrans.gate.run import _variant_bench_size
+        from kltrans.gate.run import variant_bench_size
 
         # a start that is a variant with its own bench size (an O(n^2) naive kernel) is
         # timed there, and so is everything derived from it
-        opts = dataclasses.replace(opts, bench_size=_variant_bench_size(wl, opts.kernel))
+        opts = dataclasses.replace(opts, bench_size=variant_bench_size(wl, opts.kernel))
     forced_ctx = dataclasses.replace(ctx, force=True)
     target = workload_profile(wl)
     profiles = corpus_profiles(opts.corpus)
