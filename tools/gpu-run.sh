@@ -31,8 +31,11 @@ case "${1:-}" in
       .whl/typing_extensions-* .whl/importlib_metadata-* .whl/zipp-*
     ls -la .whl ;;
   setup)
+    # once per machine: several scripts of one call may each ask for it
+    if [ -f /tmp/site/.kltrans-setup ]; then echo "already installed in /tmp/site"; exit 0; fi
     python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade \
       --target /tmp/site .whl/*.whl
+    touch /tmp/site/.kltrans-setup
     echo "installed into /tmp/site: $(ls /tmp/site | tr '\n' ' ')" ;;
   *)
     echo "usage: tools/gpu-run.sh fetch|setup" >&2; exit 2 ;;

@@ -23,9 +23,13 @@ class MeasureError(ValueError):
 
 def measure(lineage_dir: str, workload_dir: str, cluster: str | None = None,
             jobs: int | None = None, trials: int = 5, redo: bool = False,
-            progress: bool = True) -> dict:
+            progress: bool = True, side_ms: float = 200.0) -> dict:
     """Time every transition of ``lineage_dir`` that has no measured effect yet (all of
-    them with ``redo``); write the lineage back (json, md, svg) and return it."""
+    them with ``redo``); write the lineage back (json, md, svg) and return it.
+
+    Each side of a trial runs about ``side_ms`` (as the GPU walk's screening does). Every
+    effect is written to ``lineage.json`` the moment it is measured, so a measure that is
+    stopped keeps what it timed and a later one times only the rest."""
     import json
     import sys
 
@@ -57,27 +61,26 @@ def measure(lineage_dir: str, workload_dir: str, cluster: str | None = None,
     items = [{"a_source": states[t["before"]].decode("utf-8"), "a_name": f"before{t['step']}.cu",
               "b_source": states[t["after"]].decode("utf-8"), "b_name": f"after{t['step']}.cu",
               "kernel_a": name, "kernel_b": name, "workload": wl.path, "trials": trials,
-              "timeout_s": 300.0, **({"bench_size": size} if size else {})} for t in todo]
+              "timeout_s": 300.0, "side_ms": side_ms,
+              **({"bench_size": size} if size else {})} for t in todo]
     try:
         ex = make_executor(cluster, "cuda", jobs)
     except ExecutorError as e:
         raise MeasureError(str(e)) from None
 
     def report(i, r):
+        t = todo[i]
+        t["effect"] = {**step_effect(r), "measured_after_walk": True}
+        if r.get("device"):
+            doc["effects_measured_on"] = r["device"]
+        store.save_doc(lineage_dir, doc)
         if progress:
-            t = todo[i]
             what = (f"{r['paired']['b']['ms'] / r['paired']['a']['ms']:.3f}x the time"
                     if r.get("ok") else f"not measured ({r.get('verdict')})")
             print(f"kltrans lineage: step {t['step']} {t['spec']}: {what}", file=sys.stderr,
                   flush=True)
 
     with ex:
-        results = ex.map(bench_task, items, gpu=False, on_result=report)  # devlock
-    device = None
-    for t, r in zip(todo, results):
-        t["effect"] = {**step_effect(r), "measured_after_walk": True}
-        device = r.get("device") or device
-    if device:
-        doc["effects_measured_on"] = device
+        ex.map(bench_task, items, gpu=False, on_result=report)  # devlock
     store.save(lineage_dir, doc, {})
     return doc

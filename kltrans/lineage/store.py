@@ -55,13 +55,18 @@ def read_state(out: str, st: dict) -> bytes:
         return f.read()
 
 
+def save_doc(out: str, doc: dict) -> None:
+    """Write ``lineage.json`` alone (its renderings are written by :func:`save`)."""
+    atomic_write(os.path.join(out, "lineage.json"),
+                 (json.dumps(doc, indent=1, sort_keys=False) + "\n").encode())
+
+
 def save(out: str, doc: dict, new_states: dict) -> None:
     os.makedirs(os.path.join(out, "states"), exist_ok=True)
     for idx, src in new_states.items():
         st = doc["states"][idx]
         atomic_write(os.path.join(out, st["file"]), src)
-    atomic_write(os.path.join(out, "lineage.json"),
-                 (json.dumps(doc, indent=1, sort_keys=False) + "\n").encode())
+    save_doc(out, doc)
     from kltrans.lineage.render import render_markdown, render_svg
 
     atomic_write(os.path.join(out, "lineage.md"), render_markdown(out, doc).encode())
