@@ -486,7 +486,8 @@ class CacheRowRegisters(Pass):
     )
 
     vec: object = option("SMX_VEC", OneOf(IntRange(1, 16), Identifier(words=())),
-                         "chunks of 4 floats per thread kept in registers (number or macro)")
+                         "chunks of 4 floats per thread kept in registers (number or macro)",
+                         tune=True)
     v: str = option("v", Identifier(words=()), "the register array")
     k: str = option("k", Identifier(words=()), "the chunk index")
     j: str = option("j", Identifier(words=()), "the index inside a chunk")

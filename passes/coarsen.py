@@ -144,7 +144,7 @@ class Coarsen(Pass):
                      _fresh_names),
     )
 
-    factor: int = option(4, Choice(*FACTORS), "elements per thread")
+    factor: int = option(4, Choice(*FACTORS), "elements per thread", tune=True)
     counter: str = option("auto", Identifier(), "name of the loop counter (auto: a fresh name)")
     elem: str = option("auto", Identifier(), "name of the element index (auto: a fresh name)")
 

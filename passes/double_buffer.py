@@ -825,7 +825,7 @@ class DoubleBuffer(Pass):
                      _smem_budget),
     )
 
-    stages: int = option(2, Choice(*STAGES), "pipeline stages (tiles in flight + 1)")
+    stages: int = option(2, Choice(*STAGES), "pipeline stages (tiles in flight + 1)", tune=True)
     loader: str = option("auto", Identifier(),
                          "name of the load function (auto: a fresh name, load_tile)")
     stage_param: str = option("auto", Identifier(),

@@ -699,7 +699,7 @@ class FastMath(Pass):
                      _device_only),
     )
 
-    ops: str = option("all", Choice(*OPS), "which operations to rewrite")
+    ops: str = option("all", Choice(*OPS), "which operations to rewrite", tune=True)
 
     def sites(self, unit, ctx):
         return _sites(self, unit, ctx, _fast_shape)

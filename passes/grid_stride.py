@@ -641,7 +641,7 @@ class GridStride(Pass):
     max_blocks: int | str = option(
         1024, OneOf(IntRange(1, 2**31 - 1, step_values=(132, 264, 528, 1024, 2048, 4096)),
                     Choice("none")),
-        "cap of the grid (blocks), or none to keep the grid")
+        "cap of the grid (blocks), or none to keep the grid", tune=True)
     fold: bool = option(True, Bool(), "move the index declaration into the loop header when it "
                         "is the statement just before the guard")
     stride: str = option("none", Identifier(("none",)),
@@ -654,7 +654,7 @@ class GridStride(Pass):
                               "cast-bg/cast-gb ((T) cast on the first factor)")
     work: int = option(1, IntRange(1, 4096, step_values=(1, 2, 4, 8, 16, 32)),
                        "elements per thread the capped grid is sized for: "
-                       "min(ceil_div(n, B * work), cap)")
+                       "min(ceil_div(n, B * work), cap)", tune=True)
 
     def rewrite(self, site, ctx):
         g = guarded(site)

@@ -376,7 +376,7 @@ class GroupRows(Pass):
     preconditions = _preconditions()
 
     W: str = option("LN_ROW_WARP", Identifier(), "columns of a row one warp takes (macro)")
-    R: int = option(4, IntRange(1, 32), "rows per block while rows fit W")
+    R: int = option(4, IntRange(1, 32), "rows per block while rows fit W", tune=True)
     T: str = option("LN_THREADS", Identifier(), "threads per block (macro)")
     n: str = option("cols", Identifier(), "the row length")
     q: str = option("q", Identifier(), "the name of ceil(n / W)")

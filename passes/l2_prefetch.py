@@ -418,7 +418,7 @@ class L2Prefetch(Pass):
     )
 
     ahead: int | str = option(8, OneOf(IntRange(1, 1024, (2, 8, 32, 132)), Identifier(words=())),
-                              "blocks (tiles) ahead to prefetch")
+                              "blocks (tiles) ahead to prefetch", tune=True)
     array: str = option("auto", Identifier(), "the input array (pointer parameter)")
     form: str = option("auto", Choice("auto", "index", "offset"),
                        "index: (base + ahead) * len; offset: base + ahead * len")

@@ -412,9 +412,9 @@ class AddLaunchBounds(Pass):
                                                    Expression()),
                                     "threads per block promised to the compiler (auto: the "
                                     "contract's block size; a name or an expression of names "
-                                    "and integers is written as given)")
+                                    "and integers is written as given)", tune=True)
     min_blocks: int = option(0, IntRange(0, 32, (0, 1, 2, 4)),
-                             "minimum resident blocks per SM (0: omitted)")
+                             "minimum resident blocks per SM (0: omitted)", tune=True)
     place: str = option("before-name", Choice(*PLACES), "where the attribute is written")
 
     def rewrite(self, site, ctx):

@@ -939,7 +939,7 @@ class PadSmem(Pass):
                      "pad_name, when given, names a constant equal to pad", _pad_spelling),
     )
 
-    pad: int = option(1, Choice(*PADS), "elements added to each row")
+    pad: int = option(1, Choice(*PADS), "elements added to each row", tune=True)
     pad_name: str = option("none", Identifier(("none",)),
                            "write the padding as this macro/constant (none: the number)")
 

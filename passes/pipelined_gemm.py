@@ -818,8 +818,8 @@ class PipelinedGemm(Pass):
     prefix: str = option("GEMM", Identifier(words=()), "macro prefix of the tile sizes")
     helpers: str = option("gemm", Identifier(words=()), "prefix of the copy helpers")
     body: str = option("auto", Identifier(), "the body function (auto: <kernel>_body)")
-    bk: int = option(16, IntRange(8, 16, (8, 16)), "k-tile depth (8 or 16)")
-    stages: int = option(2, IntRange(2, 4, (2, 3, 4)), "shared-memory pipeline stages")
+    bk: int = option(16, IntRange(8, 16, (8, 16)), "k-tile depth (8 or 16)", tune=True)
+    stages: int = option(2, IntRange(2, 4, (2, 3, 4)), "shared-memory pipeline stages", tune=True)
     restrict: bool = option(False, Bool(), "__restrict__ on the body's pointer parameters")
 
     def rewrite(self, site, ctx):

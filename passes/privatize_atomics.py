@@ -490,7 +490,8 @@ class PrivatizeAtomics(Pass):
                      _smem_budget),
     )
 
-    replicas: int = option(1, Choice(*REPLICAS), "copies of the bins, picked by lane % R")
+    replicas: int = option(1, Choice(*REPLICAS), "copies of the bins, picked by lane % R",
+                                                 tune=True)
     bins: int | str = option("auto", OneOf(IntRange(1, 65536), Choice("auto")),
                              "number of bins (auto: from a guard, a *BIN* constant or the "
                              "index range)")

@@ -359,7 +359,8 @@ class ReduceDuringLoad(Pass):
                      "B in the index equals the block and the grid's chunk", _block_stride),
     )
 
-    factor: int = option(2, Choice(*FACTORS), "elements combined per thread during the load")
+    factor: int = option(2, Choice(*FACTORS), "elements combined per thread during the load",
+                                              tune=True)
 
     def rewrite(self, site, ctx):
         unit = site.unit

@@ -952,10 +952,11 @@ class RegisterBlock(Pass):
                      _launch_contract),
     )
 
-    tm: int = option(4, Choice(*FACTORS), "rows of outputs per thread")
-    tn: int = option(4, Choice(*FACTORS), "columns of outputs per thread")
+    tm: int = option(4, Choice(*FACTORS), "rows of outputs per thread", tune=True)
+    tn: int = option(4, Choice(*FACTORS), "columns of outputs per thread", tune=True)
     layout: str = option("strided", Choice("strided", "contiguous"),
-                         "rows/columns of a thread: blockDim apart (strided) or adjacent")
+                         "rows/columns of a thread: blockDim apart (strided) or adjacent",
+                         tune=True)
 
     def _names(self, site):
         unit, fn = site.unit, site.function

@@ -235,7 +235,8 @@ class RestrictPointers(Pass):
                      "no two pointer parameters overlap (from the context)", _no_alias),
     )
 
-    const: bool = option(True, Bool(), "also make the restricted pointers point to const")
+    const: bool = option(True, Bool(), "also make the restricted pointers point to const",
+                                       tune=True)
 
     def rewrite(self, site, ctx):
         edits = []

@@ -1750,14 +1750,15 @@ class RowPerWarp(Pass):
 
     group: object = option(32, Choice(*GROUPS),
                            "threads per row: 32 (one warp), or cols (G = threads / rows per "
-                           "block, rows per block chosen from the row length at run time)")
+                           "block, rows per block chosen from the row length at run time)",
+                           tune=True)
     lane: str = option("auto", Identifier(), "name of the lane variable (auto: a fresh name)")
     offset: str = option("auto", Identifier(), "name of the butterfly offset (auto: a fresh name)")
     width: object = option(1024, OneOf(IntRange(32, 1 << 20), Identifier(words=())),
                            "group=cols: columns per 32 threads (W: rows of up to W columns get "
-                           "one warp)")
+                           "one warp)", tune=True)
     threads: object = option("SMX_THREADS", OneOf(IntRange(32, 1024), Identifier(words=())),
-                             "group=cols: the block size as the kernel spells it (T)")
+                             "group=cols: the block size as the kernel spells it (T)", tune=True)
     q: str = option("q", Identifier(words=()), "group=cols: name of ceil(cols / W)")
     rpb: str = option("rpb", Identifier(words=()), "group=cols: name of the rows per block")
     gsize: str = option("G", Identifier(words=()), "group=cols: name of the group size")

@@ -662,7 +662,7 @@ class StageTranspose(Pass):
                      "the macros spelling the constants have the right values", _st_spelling),
     )
 
-    tile: int = option(32, Choice(*TILES), "the tile is TILE x TILE elements")
+    tile: int = option(32, Choice(*TILES), "the tile is TILE x TILE elements", tune=True)
     tile_name: str = option("none", Identifier(words=("none",)), "macro spelling the tile size")
     bx_name: str = option("none", Identifier(words=("none",)), "macro spelling blockDim.x")
     by_name: str = option("none", Identifier(words=("none",)), "macro spelling blockDim.y")

@@ -635,8 +635,8 @@ class StreamHints(Pass):
                      _arch),
     )
 
-    load: str = option("ldcs", Choice(*LOAD_HINTS, "none"), "the hint for loads")
-    store: str = option("stcs", Choice(*STORE_HINTS, "none"), "the hint for stores")
+    load: str = option("ldcs", Choice(*LOAD_HINTS, "none"), "the hint for loads", tune=True)
+    store: str = option("stcs", Choice(*STORE_HINTS, "none"), "the hint for stores", tune=True)
     arrays: str = option("all", ArrayHints(),
                          "the arrays to hint (all, x+y), each optionally NAME:HINT")
     address: str = option("ref", Choice("ref", "offset"),

@@ -455,7 +455,7 @@ class SwizzleBlocks(Pass):
     )
 
     group: object = option(8, OneOf(IntRange(1, 64), Identifier(words=())),
-                           "block-rows per group (integer or macro name)")
+                           "block-rows per group (integer or macro name)", tune=True)
     grid_x: str = option("gx", Identifier(words=()), "name of the gridDim.x copy")
     grid_y: str = option("gy", Identifier(words=()), "name of the gridDim.y copy")
     id: str = option("id", Identifier(words=()), "name of the linear block id")

@@ -446,7 +446,7 @@ class TileSmem(Pass):
                      _fresh_names),
     )
 
-    tile: int = option(16, Choice(*TILES), "tile edge (= blockDim.x = blockDim.y)")
+    tile: int = option(16, Choice(*TILES), "tile edge (= blockDim.x = blockDim.y)", tune=True)
     a_tile: str = option("auto", Identifier(), "name of the A tile (auto: As)")
     b_tile: str = option("auto", Identifier(), "name of the B tile (auto: Bs)")
     counter: str = option("auto", Identifier(), "name of the step counter (auto: k0)")

@@ -239,9 +239,10 @@ class Unroll(Pass):
     )
 
     factor: int | str = option(4, OneOf(IntRange(2, 64), Choice("full")),
-                               "iterations per unrolled step, or full")
+                               "iterations per unrolled step, or full", tune=True)
     style: str = option("pragma", Choice("pragma", "manual"),
-                        "pragma: emit #pragma unroll; manual: copy the body per iteration")
+                        "pragma: emit #pragma unroll; manual: copy the body per iteration",
+                        tune=True)
 
     def rewrite(self, site, ctx):
         unit = site.unit

@@ -579,7 +579,7 @@ class UnrollStride(Pass):
     )
 
     factor: int | str = option(4, OneOf(IntRange(2, MAX_FACTOR), Identifier(())),
-                               "iterations per step: 2..16 or the name of a constant")
+                               "iterations per step: 2..16 or the name of a constant", tune=True)
     var: str = option("auto", Identifier(), "inner loop variable (auto: u)")
     braces: bool = option(True, Bool(), "brace the inner loops' one-statement bodies")
     array: str = option("auto", Identifier(), "register array of the inline form (auto: v)")

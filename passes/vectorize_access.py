@@ -446,10 +446,10 @@ class VectorizeAccess(Pass):
                      "== 0 from the context", _remainder),
     )
 
-    width: int = option(4, Choice(4, 2), "elements per vector access (float4 or float2)")
+    width: int = option(4, Choice(4, 2), "elements per vector access (float4 or float2)", tune=True)
     tail: str = option("emit", Choice("emit", "assume"),
                        "emit: a scalar tail for the last n % width elements; assume: none "
-                       "(n % width == 0 from the context)")
+                       "(n % width == 0 from the context)", tune=True)
 
     def rewrite(self, site, ctx):
         unit, fn = site.unit, site.function

@@ -809,7 +809,8 @@ class VectorizeBf16(Pass):
     packed: str = option("packed", Identifier(words=()), "name of the packed store value")
     h: str = option("h", Identifier(words=()), "name of its bf16-pair view")
     j: str = option("j", Identifier(words=()), "name of the element index")
-    unroll: object = option(0, _UNROLL, "pragma on the chunk loop (0: none, full, count)")
+    unroll: object = option(0, _UNROLL, "pragma on the chunk loop (0: none, full, count)",
+                                        tune=True)
     inner_unroll: bool = option(True, Bool(), "#pragma unroll on the per-element loop")
     div: str = option("shift", Choice("shift", "div"), "N >> 3 or N / 8")
     restrict: bool = option(False, Bool(), "declare the chunk pointer __restrict__")

@@ -531,7 +531,8 @@ class VectorizeBytes(Pass):
     )
 
     unroll: object = option(1, OneOf(IntRange(1, 16), Identifier(words=())),
-                            "uint4 loads in flight per iteration (a number or a constant)")
+                            "uint4 loads in flight per iteration (a number or a constant)",
+                            tune=True)
     pragma: bool = option(True, Bool(), "#pragma unroll on the unrolled loops")
     cast: str = option("uintptr_t", Choice("uintptr_t", "size_t"), "integer type of the address")
     forceinline: bool = option(True, Bool(), "declare the helpers __forceinline__")

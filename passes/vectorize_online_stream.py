@@ -488,7 +488,7 @@ class VectorizeOnlineStream(Pass):
 
     flag: str = option("vec_ok", Identifier(words=()), "the run-time vector guard local")
     unroll: object = option("SMX_UNROLL", OneOf(IntRange(1, 16), Identifier(words=())),
-                            "float4 loads in flight per thread (a number or a macro)")
+                            "float4 loads in flight per thread (a number or a macro)", tune=True)
     xv: str = option("xv", Identifier(words=()), "the float4 view of the row")
     nv: str = option("nv", Identifier(words=()), "the number of float4 vectors")
     t: str = option("t", Identifier(words=()), "the loaded vectors")

@@ -471,7 +471,7 @@ class VectorizeSplit(Pass):
         Precondition("fresh-names", "pipeline", "the new names are not used", _o_fresh),
     )
 
-    width: int = option(4, Choice(4, 2), "elements per vector (float4 or float2)")
+    width: int = option(4, Choice(4, 2), "elements per vector (float4 or float2)", tune=True)
     head: str = option("auto", Identifier(), "name of the head count")
     nvec: str = option("auto", Identifier(), "name of the number of vectors")
     tail: str = option("auto", Identifier(), "name of the tail's first element")

@@ -1061,7 +1061,8 @@ class VectorizeStream(Pass):
     t: str = option("t", Identifier(words=()), "name of the loaded temporary")
     o: str = option("o", Identifier(words=()), "name of the stored temporary")
     u: str = option("u", Identifier(words=()), "name of the unroll index")
-    unroll: object = option(1, _UNROLL, "vectors in flight per thread (integer or macro)")
+    unroll: object = option(1, _UNROLL, "vectors in flight per thread (integer or macro)",
+                                        tune=True)
     div: str = option("shift", Choice("shift", "div"), "N >> log2(W) or N / W")
     const: bool = option(True, Bool(), "declare the vector input pointer const")
     restrict: bool = option(False, Bool(), "declare both vector pointers __restrict__")

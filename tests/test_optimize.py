@@ -38,9 +38,10 @@ def _gate_ok(tmp_path, src: str, workload: str, name: str) -> subprocess.Complet
 
 
 # ------------------------------------------------------------------ the menu
-def _offer(i, card="c", values=(1, 2)):
+def _offer(i, card="c", values=(1, 2), styles=("pragma", "manual")):
     return Offer(f"o{i}", card, "unroll", 1, "k.cu:3:5", "for (...)",
-                 (OptionChoice("factor", tuple(values), values[0]),))
+                 (OptionChoice("factor", tuple(values), values[0], tune=True),
+                  OptionChoice("spelling", tuple(styles), styles[0])))
 
 
 def test_check_pick_names_what_is_off_the_menu():
@@ -59,9 +60,11 @@ def test_builtin_filler_evidence_first_then_one_option_varied_and_never_twice():
     while (p := f.pick("", menu, tried)) is not None:
         o = next(x for x in menu if x.id == p.offer)
         tried.append({"card": o.card, "site": o.site, "options": p.options})
-        seen.append((o.card, p.options["factor"]))
-    # round one: each offer with its evidence value; round two: the other values
-    assert seen == [("a", 4), ("b", 1), ("a", 2), ("b", 8)]
+        seen.append((o.card, p.options["factor"], p.options["spelling"]))
+    # round one: each offer with its evidence value; round two: the other values of the
+    # performance option; the spelling option keeps its first value (same program)
+    assert seen == [("a", 4, "pragma"), ("b", 1, "pragma"), ("a", 2, "pragma"),
+                    ("b", 8, "pragma")]
 
 
 def test_menu_checks_preconditions_before_offering(tmp_path):
@@ -325,3 +328,47 @@ def test_summary_takes_expert_fraction_and_vendor_ratio_from_the_target_baseline
     held = [dict(runs[1], target="h", kind="heldout")]
     row = summarize(held, {"h": {"vendor": {"ms": 1.0}, "naive": {"ok": True, "ms": 4.0}}})["rows"][0]
     assert row["over_vendor"] == pytest.approx(0.25) and row["expert_fraction"] is None
+
+
+def _reduce_sum_menu(catalogue):
+    from kltrans.lineage.walk import WORKLOAD_FACTS, tolerance_facts
+    from kltrans.optimize.retrieve import build_menu, corpus_profiles, load_library, \
+        workload_profile
+    from kltrans.passes.facts import Context
+    from kltrans.syntax import parse
+    from kltrans.workload.spec import load_workload
+
+    wl = load_workload(os.path.join(ROOT, "corpus", "reduce-sum"))
+    path = wl.kernel_path("naive")
+    unit = parse(open(path, "rb").read(), path)
+    ctx = Context.from_strings(tuple(list(WORKLOAD_FACTS) + tolerance_facts(wl)), None, False,
+                               None)
+    cards = load_library(os.path.join(ROOT, "skills"), [wl.name])  # leave-one-out
+    rejected: list = []
+    menu = build_menu(unit, ctx, cards, workload_profile(wl),
+                      corpus_profiles(os.path.join(ROOT, "corpus")), rejected, catalogue)
+    return menu, rejected
+
+
+def test_catalogue_tail_follows_the_cards_with_preconditions_checked():
+    menu, rejected = _reduce_sum_menu(True)
+    kinds = [o.card.startswith("catalogue:") for o in menu]
+    assert any(kinds) and kinds == sorted(kinds)  # every card before the tail
+    names = {o.card for o in menu}
+    # block-reduce-atomic's only card is reduce-sum's own, left out: the tail offers it
+    assert "catalogue:block-reduce-atomic" in names
+    # a tail pass whose precondition fails is not offered, and says why
+    why = [r for r in rejected if r["card"] == "catalogue:warp-aggregate-atomics"]
+    assert why and why[0]["precondition"] == "integer-add"
+    assert "catalogue:warp-aggregate-atomics" not in names
+    cards_only, _ = _reduce_sum_menu(False)
+    assert cards_only and not any(o.card.startswith("catalogue:") for o in cards_only)
+
+
+def test_evidence_values_naming_what_the_target_lacks_are_dropped():
+    menu, _ = _reduce_sum_menu(False)
+    lb = next(o for o in menu if o.card == "add-launch-bounds")
+    values = lb.option("max-threads").values
+    # other kernels' macros (SMX_THREADS, TR_BX*TR_BY) are not choices for this kernel
+    assert values and all(v == "auto" or isinstance(v, int) for v in values), values
+    assert lb.option("max-threads").tune and not lb.option("place").tune

@@ -3,6 +3,8 @@
 #
 # Each device call (kind nvidia-h200-x2, carry [".whl", "bench/experiment"]):
 #   bash tools/experiment-gpu.sh run        # resumes from bench/experiment/, stops before 560 s
+#                                           # (EXP_ARGS="--strategies skills" for some runs
+#                                           # only, EXP_DIR=DIR to keep them apart)
 #                                           # (EXP_SECONDS=N for a shorter call; SLOTS_PER_GPU=K
 #                                           # searches share each GPU, default 5: their start-up
 #                                           # and compiles overlap, and the per-GPU lock keeps
@@ -17,7 +19,7 @@
 # moment it finishes, so a call cut short loses at most the runs in flight.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-EXP=bench/experiment
+EXP=${EXP_DIR:-bench/experiment}  # EXP_DIR: another set of runs (carry it instead)
 case "${1:-}" in
   run)
     bash tools/gpu-run.sh setup >/dev/null
@@ -27,11 +29,12 @@ case "${1:-}" in
     rc=0
     ngpu=$(nvidia-smi -L | wc -l)
     timeout --signal=INT --kill-after=20 "${EXP_SECONDS:-560}" python3 -m kltrans experiment corpus --budget 30 --seeds 0 \
-      --backend cuda --jobs $(( ngpu * ${SLOTS_PER_GPU:-5} )) --out "$OUT" --resume -q || rc=$?
+      --backend cuda --jobs $(( ngpu * ${SLOTS_PER_GPU:-5} )) --out "$OUT" --resume -q \
+      ${EXP_ARGS:-} || rc=$?
     if [ "$rc" = 0 ]; then echo "complete"; else echo "stopped (rc $rc): run again to resume"; fi
     python3 -c "import json,sys; d=json.load(open('$OUT/experiment.partial.json')); print(len(d['runs']), 'runs kept')" ;;
   keep)
-    grep -qx '/bench/experiment/' .git/info/exclude 2>/dev/null || echo '/bench/experiment/' >> .git/info/exclude
+    grep -qx "/$EXP/" .git/info/exclude 2>/dev/null || echo "/$EXP/" >> .git/info/exclude
     mkdir -p "$EXP" && cp "${2:?files_at of the call}/experiment.partial.json" "$EXP/" ;;
   report)
     cp "${2:?files_at of the last call}/experiment.json" bench/results/experiment.json

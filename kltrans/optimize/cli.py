@@ -34,6 +34,9 @@ def register(sub) -> None:
                     help="bad replies rejected and retried at most N times (default 3)")
     so.add_argument("--exclude-own", action="store_true",
                     help="ignore the evidence of the workload's own lineage")
+    so.add_argument("--no-catalogue", dest="catalogue", action="store_false",
+                    help="skills: offer the cards only (by default the optimize passes no "
+                         "card covers follow them, preconditions checked, no evidence)")
     so.add_argument("--backend", choices=("cuda", "cpu", "auto"), default="auto")
     so.add_argument("--kernel-name", default=None, metavar="NAME")
     so.add_argument("--arch", default=None)
@@ -101,6 +104,7 @@ def cmd_optimize(args) -> int:
         args.kernel, args.workload, skills=args.skills, corpus=args.corpus, budget=args.budget,
         time_budget=args.time_budget, strategy=args.strategy, filler=args.filler,
         backend=args.backend, kernel_name=args.kernel_name, exclude_own=args.exclude_own,
+        catalogue=args.catalogue,
         seed=args.seed, arch=args.arch, assume=tuple(args.assume), size_limit=args.size_limit,
         trials=args.trials, trial_ms=args.trial_ms, llm_base_url=args.llm_base_url, llm_model=args.llm_model,
         llm_timeout=args.llm_timeout, llm_retries=args.llm_retries, fallback=args.fallback,

@@ -58,7 +58,7 @@ def optimize_task(item: dict) -> dict:
                            backend=item["backend"], exclude_own=t["kind"] == "corpus",
                            seed=item["seed"], size_limit=item.get("size_limit"),
                            trials=item.get("trials", 5), trial_ms=item.get("trial_ms", 100.0),
-                           progress=False)
+                           catalogue=item.get("catalogue", True), progress=False)
     t0 = time.perf_counter()
     try:
         doc = run(opts)

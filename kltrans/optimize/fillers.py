@@ -2,8 +2,11 @@
 
 Round one offers every menu entry (best evidence first) with the option values its card's
 evidence used (an option never seen in evidence keeps its default). Round two varies one
-option at a time through the values the menu offers for it. Nothing is tried twice in the
-same kernel state; when everything has been tried the filler says so (``None``).
+performance option (``tune``) at a time through the values the menu offers for it; an
+option that only chooses spelling (a name, a form, braces) is never varied, since every
+value gives the same program and would spend a gate evaluation on a duplicate. Nothing is
+tried twice in the same kernel state; when everything has been tried the filler says so
+(``None``).
 """
 
 from __future__ import annotations
@@ -30,6 +33,8 @@ class BuiltinFiller:
         base = {o.name: o.default for o in offer.options}
         yield dict(base)
         for o in offer.options:
+            if not o.tune:
+                continue
             for v in o.values:
                 if v != base[o.name] or type(v) is not type(base[o.name]):
                     yield {**base, o.name: v}

@@ -21,6 +21,7 @@ class OptionChoice:
     default: Any           # the value used when a pick leaves the option out
     doc: str = ""
     domain: str = ""       # the declared domain, in words (Option.domain.describe())
+    tune: bool = False     # a performance parameter (the others only choose spelling)
 
 
 @dataclass(frozen=True)

@@ -181,13 +181,23 @@ def _feature_ok(card: Card, feats: set[str]) -> str | None:
 
 
 # ------------------------------------------------------------------ the menu
-def option_choices(cls, card: dict | None, limit: int = 6) -> tuple[OptionChoice, ...]:
+def option_choices(cls, card: dict | None, limit: int = 6,
+                   source: bytes | None = None) -> tuple[OptionChoice, ...]:
     """Values per option: the card's evidence first, then the default, then a sample of
-    the declared domain (at most ``limit`` values per option)."""
+    the declared domain (at most ``limit`` values per option). With the target's
+    ``source``, an evidence value that names something (a macro, a constant) the target
+    does not have is dropped: it was the evidence kernel's name, not a choice."""
+    import re
+
     out = []
+    words = set(re.findall(rb"[A-Za-z_]\w*", source)) if source is not None else None
     for o in cls.options():
         vals: list = []
         seen = ((card or {}).get("options") or {}).get(o.name, {}).get("seen") or []
+        if words is not None:
+            declared = {v for v in o.domain.values() if isinstance(v, str)}
+            seen = [v for v in seen if not (isinstance(v, str) and v not in declared and any(
+                w.encode() not in words for w in re.findall(r"[A-Za-z_]\w*", v)))]
         for v in list(seen) + [o.default] + list(o.domain.values()):
             if o.domain.contains(v) and v not in vals and not (isinstance(v, bool) and any(
                     x is v for x in vals)):
@@ -195,7 +205,7 @@ def option_choices(cls, card: dict | None, limit: int = 6) -> tuple[OptionChoice
             if len(vals) >= limit:
                 break
         out.append(OptionChoice(o.name, tuple(vals), vals[0] if vals else o.default, o.doc,
-                                o.domain.describe()))
+                                o.domain.describe(), o.tune))
     return tuple(out)
 
 
@@ -213,22 +223,48 @@ def configured(cls, values: dict):
     return cls(**{fields[k]: v for k, v in values.items() if k in fields})
 
 
+CATALOGUE = "catalogue:"  # the card id prefix of an offer no card backs
+
+
+def catalogue_cards(cards: list[Card]) -> list[Card]:
+    """A stand-in card, without evidence, for every optimize pass no card of ``cards``
+    names (the catalogue tail of the skills strategy), in the catalogue's order."""
+    from kltrans.passes.registry import get_pass, names
+
+    have = {c.pass_name for c in cards}
+    out = []
+    for n in names("optimize"):
+        if n in have:
+            continue
+        doc = (get_pass(n).__doc__ or "").strip().splitlines()
+        out.append(Card(CATALOGUE + n, "", {
+            "pass": n, "intent": doc[0] if doc else n, "options": {}, "effect": [],
+            "failures_avoided": {"items": []}, "provenance": [], "requires": [],
+            "conflicts": []}))
+    return out
+
+
 def build_menu(unit, ctx, cards: list[Card], target: dict, profiles: dict,
-               rejected: list | None = None) -> list[Offer]:
+               rejected: list | None = None, catalogue: bool = False) -> list[Offer]:
     """Offers for every (card, site) that applies, best evidence first. Sites ruled out by
-    a precondition are appended to ``rejected`` (card, site, precondition, reason)."""
+    a precondition are appended to ``rejected`` (card, site, precondition, reason).
+
+    ``catalogue``: also offer, after every card, the optimize passes no card covers, under
+    the same precondition checks (each pass's own "when"), in the catalogue's order; they
+    carry no evidence (no effect, no option values seen, no failures avoided)."""
     from kltrans.passes.registry import get_pass
 
     feats = kernel_features(unit)
     offers = []
-    for card in cards:
+    tail = catalogue_cards(cards) if catalogue else []
+    for k, card in enumerate(list(cards) + tail):
         cls = get_pass(card.pass_name)
         why = _feature_ok(card, feats)
         if why:
             if rejected is not None:
                 rejected.append({"card": card.id, "site": None, "reason": why})
             continue
-        base = option_choices(cls, card.data)
+        base = option_choices(cls, card.data, source=unit.source)
         p = configured(cls, {c.name: c.default for c in base})
         try:
             sites = p.sites(unit, ctx)
@@ -237,7 +273,10 @@ def build_menu(unit, ctx, cards: list[Card], target: dict, profiles: dict,
                 rejected.append({"card": card.id, "site": None,
                                  "reason": f"anchor: {type(e).__name__}: {e}"})
             continue
-        rank, parts = score(card, target, profiles)
+        if card.id.startswith(CATALOGUE):  # below every card, in the catalogue's order
+            rank, parts = -1000.0 - k, {"catalogue": True}
+        else:
+            rank, parts = score(card, target, profiles)
         # preconditions may read options (a named array, a width): where the evidence
         # values fail at a site, the pass's declared defaults are tried before giving up
         alt = configured(cls, {})

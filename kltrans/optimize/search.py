@@ -58,6 +58,7 @@ class OptimizeOptions:
     llm_timeout: float = 60.0
     llm_retries: int = 3
     fallback: str | None = None
+    catalogue: bool = True  # skills: after the cards, the passes no card covers
     timeout_s: float = 300.0
     bench_size: dict | None = None  # paired timings' size (default: see run())
     progress: bool = True
@@ -78,11 +79,12 @@ class Proposal:
 
 # ------------------------------------------------------------------ strategies
 class SkillsProposer:
-    """Menu of applicable cards; the filler chooses."""
+    """Menu of applicable cards (then, with ``catalogue``, the passes no card covers, their
+    preconditions checked all the same); the filler chooses."""
 
-    def __init__(self, cards, target, profiles, filler, fallback=None):
+    def __init__(self, cards, target, profiles, filler, fallback=None, catalogue=False):
         self.cards, self.target, self.profiles = cards, target, profiles
-        self.filler, self.fallback = filler, fallback
+        self.filler, self.fallback, self.catalogue = filler, fallback, catalogue
         self.events: list[dict] = []
         self._menus: dict[str, tuple] = {}
 
@@ -92,7 +94,7 @@ class SkillsProposer:
         if state not in self._menus:
             rejected: list = []
             self._menus[state] = (build_menu(unit, ctx, self.cards, self.target, self.profiles,
-                                             rejected), rejected)
+                                             rejected, self.catalogue), rejected)
         return self._menus[state]
 
     def propose(self, unit, ctx, state, tried):
@@ -348,9 +350,11 @@ def run(opts: OptimizeOptions) -> dict:
             raise OptimizeError(str(e)) from None
         filler = _make_filler(opts)
         proposer = SkillsProposer(cards, target, profiles, filler,
-                                  "builtin" if opts.fallback == "builtin" else None)
+                                  "builtin" if opts.fallback == "builtin" else None,
+                                  opts.catalogue)
         library = {"dir": opts.skills, "cards": [c.id for c in cards],
-                   "excluded_workloads": [wl.name] if opts.exclude_own else []}
+                   "excluded_workloads": [wl.name] if opts.exclude_own else [],
+                   "catalogue": opts.catalogue}
     elif opts.strategy == "blind":
         proposer = BlindProposer(opts.seed)
         library = None

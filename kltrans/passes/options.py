@@ -193,10 +193,15 @@ class NameList(Domain):
         return None if value == "all" else set(value.split("+"))
 
 
-def option(default: Any, domain: Domain, doc: str = ""):
-    """A dataclass field that is a pass option."""
+def option(default: Any, domain: Domain, doc: str = "", tune: bool = False):
+    """A dataclass field that is a pass option.
+
+    ``tune``: the option is a performance parameter (a factor, a tile, a cap, a hint) that
+    a search may vary. The others only choose how the code is spelled (a name, a form,
+    braces) so that the inverse of a simplification gives back the expert's text; varying
+    them gives the same program, so a search keeps them at their evidence or default."""
     domain.check(default)
-    return field(default=default, metadata={"domain": domain, "doc": doc})
+    return field(default=default, metadata={"domain": domain, "doc": doc, "tune": tune})
 
 
 @dataclass(frozen=True)
@@ -206,10 +211,11 @@ class OptionSpec:
     domain: Domain
     default: Any
     doc: str
+    tune: bool = False
 
     def to_json(self) -> dict:
         return {"name": self.name, "domain": self.domain.describe(), "default": self.default,
-                "doc": self.doc}
+                "doc": self.doc, "tune": self.tune}
 
 
 def option_specs(cls) -> list[OptionSpec]:
@@ -219,5 +225,5 @@ def option_specs(cls) -> list[OptionSpec]:
             continue
         default = f.default if f.default is not MISSING else None
         out.append(OptionSpec(f.name.replace("_", "-"), f.name, f.metadata["domain"], default,
-                              f.metadata.get("doc", "")))
+                              f.metadata.get("doc", ""), f.metadata.get("tune", False)))
     return out
