@@ -306,9 +306,10 @@ def test_summary_takes_expert_fraction_and_vendor_ratio_from_the_target_baseline
                           "speedup_vs_start": 2.0 if accepted else 1.0},
                 "accepted": list(accepted), "timing": timing}
 
-    runs = [run("w", "skills", {"naive": {"ok": True, "ms": 8.0, "final_ms": 4.0,
-                                          "speedup_median": 2.0}},
-                [{"evaluation": 2, "speedup_vs_start": 1.9, "spec": "p"}]),
+    runs = [dict(run("w", "skills", {"naive": {"ok": True, "ms": 8.0, "final_ms": 4.0,
+                                               "speedup_median": 2.0}},
+                     [{"evaluation": 2, "speedup_vs_start": 1.9, "spec": "p"}]),
+                 library={"catalogue": True}),
             run("w", "blind", {"naive": {"ok": True, "identical": True,
                                          "speedup_median": 1.0}})]
     base = {"w": {"target": "w", "vendor": {"ms": 2.0},
@@ -328,6 +329,28 @@ def test_summary_takes_expert_fraction_and_vendor_ratio_from_the_target_baseline
     held = [dict(runs[1], target="h", kind="heldout")]
     row = summarize(held, {"h": {"vendor": {"ms": 1.0}, "naive": {"ok": True, "ms": 4.0}}})["rows"][0]
     assert row["over_vendor"] == pytest.approx(0.25) and row["expert_fraction"] is None
+
+
+def test_summary_labels_cards_only_runs_and_compares_on_common_targets():
+    from kltrans.optimize.experiment import summarize
+
+    def run(target, strategy, sp, library=None):
+        return {"ok": True, "target": target, "kind": "heldout", "strategy": strategy,
+                "seed": 0, "termination": {"kind": "budget"}, "library": library,
+                "final": {"evaluations": 5, "accepted": 1, "rejected": 4,
+                          "speedup_vs_start": sp}, "accepted": [],
+                "timing": {"naive": {"ok": True, "speedup_median": sp}}}
+
+    runs = [run("a", "skills", 4.0, {"catalogue": True}),
+            run("a", "skills", 2.0, {"catalogue": False}), run("a", "blind", 3.0),
+            run("b", "skills", 1.0, {}), run("b", "blind", 9.0)]  # b: no catalogue run
+    s = summarize(runs, {})
+    assert {r["strategy"] for r in s["rows"]} == {"skills", "skills-cards", "blind"}
+    agg = s["aggregate"]
+    # every strategy is averaged over the targets they all have: a only
+    assert agg["heldout/skills"]["geomean_speedup"] == pytest.approx(4.0)
+    assert agg["heldout/blind"]["geomean_speedup"] == pytest.approx(3.0)
+    assert agg["heldout/blind"]["targets"] == 1 and agg["heldout/blind"]["left_out"] == ["b"]
 
 
 def _reduce_sum_menu(catalogue):
@@ -372,3 +395,66 @@ def test_evidence_values_naming_what_the_target_lacks_are_dropped():
     # other kernels' macros (SMX_THREADS, TR_BX*TR_BY) are not choices for this kernel
     assert values and all(v == "auto" or isinstance(v, int) for v in values), values
     assert lb.option("max-threads").tune and not lb.option("place").tune
+
+
+def test_builtin_filler_tries_what_an_earlier_state_found_no_faster_last():
+    from kltrans.optimize.fillers import full_options
+    from kltrans.optimize.menu import lost_key
+
+    menu = [_offer(1, "a", (4, 2)), _offer(2, "b", (1, 8))]
+    # card a with factor 4, at this very site text, lost in an earlier kernel state
+    lost = frozenset({lost_key("a", full_options(menu[0], {"factor": 4}), menu[0].snippet)})
+    f = BuiltinFiller()
+    tried, seen = [], []
+    while (p := f.pick("", menu, tried, lost)) is not None:
+        o = next(x for x in menu if x.id == p.offer)
+        tried.append({"card": o.card, "site": o.site, "options": p.options})
+        seen.append((o.card, p.options["factor"]))
+    # every fresh pick of both rounds first; the earlier loser still gets its turn, last
+    assert seen == [("b", 1), ("a", 2), ("b", 8), ("a", 4)]
+    # the same options at a different site text are not the same pick
+    other = [_offer(1, "a", (4, 2))]
+    other[0] = type(other[0])(**{**other[0].__dict__, "snippet": "while (...)"})
+    assert f.pick("", other, [], lost).options["factor"] == 4
+
+
+def test_search_checks_hardware_preconditions_for_the_gates_architecture():
+    """Without --arch the gate compiles for sm_90, and the search checks hardware
+    preconditions for it: a pass that needs sm_70 is offered, not left 'unknown'."""
+    from kltrans.optimize.retrieve import build_menu, load_library, workload_profile
+    from kltrans.optimize.search import OptimizeOptions, search_context
+    from kltrans.syntax import parse
+    from kltrans.workload.spec import load_workload
+
+    wl = load_workload(os.path.join(ROOT, "corpus", "histogram"))
+    path = wl.kernel_path("naive")
+    unit = parse(open(path, "rb").read(), path)
+    offered = {}
+    for arch in (None, "sm_60"):
+        _, ctx = search_context(OptimizeOptions(path, wl.path, arch=arch), wl, None)
+        rejected: list = []
+        menu = build_menu(unit, ctx, load_library(os.path.join(ROOT, "skills"), [wl.name]),
+                          workload_profile(wl), {}, rejected, True)
+        offered[arch] = {o.card for o in menu}
+        why = [r for r in rejected if r["card"] == "catalogue:warp-aggregate-atomics"]
+        if arch == "sm_60":
+            assert why and why[0]["reason"].startswith("fails")  # known, and too old
+    assert "catalogue:warp-aggregate-atomics" in offered[None]
+    assert "catalogue:warp-aggregate-atomics" not in offered["sm_60"]
+
+
+def test_experiment_report_with_notes_and_a_missing_notes_file(tmp_path, capsys):
+    from kltrans.cli import main
+
+    raw = os.path.join(ROOT, "bench", "results", "experiment_v1.json")
+    notes = tmp_path / "notes.md"
+    notes.write_text("## How these runs were made\n\nBy hand.\n")
+    out = tmp_path / "out"
+    assert main(["experiment", "--merge", raw, "--out", str(out), "--results",
+                 str(tmp_path / "R.md"), "--notes", str(notes), "-q"]) == 0
+    text = (tmp_path / "R.md").read_text()
+    assert text.index("By hand.") < text.index("## Geometric means")
+    assert main(["experiment", "--merge", raw, "--out", str(out), "--results",
+                 str(tmp_path / "R2.md"), "--notes", str(tmp_path / "none.md"), "-q"]) == 2
+    assert "none.md: no such file" in capsys.readouterr().err
+    assert not (tmp_path / "R2.md").exists()

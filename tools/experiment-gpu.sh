@@ -39,7 +39,7 @@ case "${1:-}" in
   report)
     cp "${2:?files_at of the last call}/experiment.json" bench/results/experiment.json
     .venv/bin/kltrans experiment --merge bench/results/experiment.json --out bench/results \
-      --results docs/RESULTS.md ;;
+      --results docs/RESULTS.md --notes docs/results-notes.md ;;
   *)
     echo "usage: tools/experiment-gpu.sh run | keep DIR | report DIR" >&2; exit 2 ;;
 esac

@@ -66,6 +66,8 @@ def register(sub) -> None:
     se.add_argument("--budget", type=int, default=30, metavar="N")
     se.add_argument("--strategies", nargs="+", default=["skills", "blind", "memory"],
                     choices=("skills", "blind", "memory"))
+    se.add_argument("--no-catalogue", dest="catalogue", action="store_false",
+                    help="skills: the cards only, no catalogue tail (reported as skills-cards)")
     se.add_argument("--seeds", nargs="+", type=int, default=[0])
     se.add_argument("--only", nargs="+", default=None, metavar="NAME", help="only these targets")
     se.add_argument("--no-heldout", action="store_true", help="corpus workloads only")
@@ -78,6 +80,9 @@ def register(sub) -> None:
     se.add_argument("--out", default=None, metavar="DIR", help="raw JSON (default bench/results)")
     se.add_argument("--results", default=None, metavar="FILE",
                     help="write the Markdown report here (e.g. docs/RESULTS.md)")
+    se.add_argument("--notes", default=None, metavar="FILE",
+                    help="Markdown put into the report after its command line (what the "
+                         "tables cannot say: how the runs were made, what they show)")
     se.add_argument("--cluster", default=None, metavar="SPEC",
                     help="run the optimizations through an executor: local:N or tcp://HOST:PORT")
     se.add_argument("--jobs", type=int, default=None, metavar="N",

@@ -147,6 +147,14 @@ def target_baseline_task(item: dict) -> dict:
     return out
 
 
+def label(run: dict) -> str:
+    """The strategy a run is reported under: a skills run that offered the cards only (no
+    catalogue tail, as every skills run did before the tail existed) is ``skills-cards``."""
+    if run.get("strategy") == "skills" and not (run.get("library") or {}).get("catalogue"):
+        return "skills-cards"
+    return run.get("strategy")
+
+
 def _geo(xs):
     xs = [x for x in xs if x and x > 0]
     return math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else None
@@ -160,6 +168,7 @@ def summarize(runs: list[dict], vendors: dict) -> dict:
             rows.append({"target": r["target"], "strategy": r["strategy"], "seed": r["seed"],
                          "error": r.get("reason")})
             continue
+        strategy = label(r)
         tm = r.get("timing") or {}
         naive = tm.get("naive") or {}
         base = vendors.get(r["target"]) or {}
@@ -182,7 +191,7 @@ def summarize(runs: list[dict], vendors: dict) -> dict:
                 if a.get("speedup_vs_start") and a["speedup_vs_start"] >= 0.9 * final_sp:
                     to90 = a["evaluation"]
                     break
-        rows.append({"target": r["target"], "kind": r["kind"], "strategy": r["strategy"],
+        rows.append({"target": r["target"], "kind": r["kind"], "strategy": strategy,
                      "seed": r["seed"], "evaluations": r["final"]["evaluations"],
                      "accepted": r["final"]["accepted"], "wasted": r["final"]["rejected"],
                      "speedup": sp, "expert_fraction": frac, "over_vendor": over_vendor,
@@ -190,12 +199,21 @@ def summarize(runs: list[dict], vendors: dict) -> dict:
                      "pipeline": [a["spec"] for a in r["accepted"]]})
     agg = {}
     for kind in ("corpus", "heldout"):
-        for strat in sorted({r["strategy"] for r in rows if "error" not in r}):
-            sel = [r for r in rows if r.get("kind") == kind and r["strategy"] == strat]
+        ok = [r for r in rows if r.get("kind") == kind and "error" not in r]
+        strats = sorted({r["strategy"] for r in ok})
+        if not strats:
+            continue
+        # strategies are compared on the same targets: those every strategy has a run for
+        common = set.intersection(*({r["target"] for r in ok if r["strategy"] == s}
+                                    for s in strats))
+        for strat in strats:
+            sel = [r for r in ok if r["strategy"] == strat and r["target"] in common]
             if not sel:
                 continue
             agg[f"{kind}/{strat}"] = {
                 "targets": len({r["target"] for r in sel}),
+                "left_out": sorted({r["target"] for r in ok if r["strategy"] == strat}
+                                   - common),
                 "geomean_speedup": _geo([r["speedup"] for r in sel]),
                 "geomean_expert_fraction": _geo([r["expert_fraction"] for r in sel]),
                 "geomean_over_vendor": _geo([r["over_vendor"] for r in sel]),
@@ -206,8 +224,13 @@ def summarize(runs: list[dict], vendors: dict) -> dict:
 
 
 def _key(it: dict) -> tuple:
+    """An item's key, as :func:`label` reports its run (a resumed experiment never takes a
+    cards-only skills run for one with the catalogue tail)."""
+    strat = it["strategy"]
+    if strat == "skills" and not it.get("catalogue", True):
+        strat = "skills-cards"
     return (it["target"]["name"] if isinstance(it["target"], dict) else it["target"],
-            it["strategy"], it["seed"])
+            strat, it["seed"])
 
 
 def run_experiment(args) -> dict:
@@ -215,6 +238,8 @@ def run_experiment(args) -> dict:
     from kltrans.syntax.files import atomic_write
 
     out = args.out or os.path.join("bench", "results")
+    if getattr(args, "notes", None) and not os.path.isfile(args.notes):
+        raise ExperimentError(f"{args.notes}: no such file (--notes)")  # before any run
     if getattr(args, "merge", None):
         return _write(args, out, *_merged(args.merge))
     if not os.path.isdir(args.corpus):
@@ -228,7 +253,7 @@ def run_experiment(args) -> dict:
     items = [{"target": t, "strategy": s, "seed": seed, "budget": args.budget,
               "skills": args.skills, "corpus": args.corpus, "backend": backend,
               "size_limit": args.size_limit, "trials": args.trials,
-              "trial_ms": args.trial_ms}
+              "trial_ms": args.trial_ms, "catalogue": getattr(args, "catalogue", True)}
              for t in tg for s in args.strategies for seed in args.seeds]
     # every finished run is kept in experiment.partial.json at once (atomically), so an
     # interrupted experiment resumes with --resume and recomputes nothing it reported
@@ -236,20 +261,25 @@ def run_experiment(args) -> dict:
     partial = os.path.join(out, "experiment.partial.json")
     done: dict = {}
     vendors: dict = {}
+    before = 0.0  # seconds spent by the calls this one resumes
     if getattr(args, "resume", False) and os.path.isfile(partial):
         try:
             prev = json.load(open(partial, encoding="utf-8"))
         except ValueError as e:
             raise ExperimentError(f"{partial}: cannot resume from it: {e}") from None
         if (prev.get("budget"), prev.get("backend")) == (args.budget, backend):
-            done = {(r["target"], r["strategy"], r["seed"]): r for r in prev["runs"]}
+            done = {(r["target"], label(r), r["seed"]): r for r in prev["runs"]}
             vendors = dict(prev.get("baselines") or {})
+            before = float(prev.get("seconds") or 0.0)
     t0 = time.perf_counter()
+    cmd = "kltrans " + " ".join(sys.argv[1:]) if sys.argv and "experiment" in sys.argv else \
+        "kltrans experiment"
 
     def save():
-        atomic_write(partial, json.dumps({"budget": args.budget, "backend": backend,
-                                          "baselines": vendors,
-                                          "runs": list(done.values())}) + "\n")
+        atomic_write(partial, json.dumps({
+            "budget": args.budget, "backend": backend, "command": cmd,
+            "seconds": round(before + time.perf_counter() - t0, 1), "baselines": vendors,
+            "runs": list(done.values())}) + "\n")
 
     if backend == "cuda":  # first, so that a resumed experiment has them whatever stops it
         base = [{"target": t, "trials": args.trials, "trial_ms": args.trial_ms} for t in tg
@@ -268,9 +298,7 @@ def run_experiment(args) -> dict:
 
     _map(optimize_task, todo, args, backend, keep)
     runs = [done[_key(it)] for it in items]
-    wall = time.perf_counter() - t0
-    cmd = "kltrans " + " ".join(sys.argv[1:]) if sys.argv and "experiment" in sys.argv else \
-        "kltrans experiment"
+    wall = before + time.perf_counter() - t0  # every call's, when resumed
     meta = {"command": cmd, "backend": backend, "budget": args.budget, "seeds": args.seeds,
             "strategies": args.strategies, "wall_seconds": round(wall, 1)}
     return _write(args, out, meta, runs, vendors)
@@ -288,8 +316,8 @@ def _merged(paths) -> tuple[dict, list, dict]:
             raise ExperimentError(f"{p}: cannot read: {e}") from None
         metas.append(d)
         for r in d.get("runs") or []:
-            runs[(r["target"], r["strategy"], r["seed"])] = r
-        vendors.update(d.get("vendors") or {})
+            runs[(r["target"], label(r), r["seed"])] = r
+        vendors.update(d.get("vendors") or d.get("baselines") or {})  # or a partial file
     budgets = {m.get("budget") for m in metas}
     backends = {m.get("backend") for m in metas}
     if len(budgets) > 1 or len(backends) > 1:
@@ -300,7 +328,8 @@ def _merged(paths) -> tuple[dict, list, dict]:
             "backend": metas[0].get("backend"), "budget": metas[0].get("budget"),
             "seeds": sorted({s for m in metas for s in m.get("seeds") or []}),
             "strategies": sorted({s for m in metas for s in m.get("strategies") or []}),
-            "wall_seconds": round(sum(m.get("wall_seconds") or 0 for m in metas), 1)}
+            "wall_seconds": round(sum(m.get("wall_seconds") or m.get("seconds") or 0
+                                      for m in metas), 1)}
     return meta, list(runs.values()), vendors
 
 
@@ -316,7 +345,13 @@ def _write(args, out: str, meta: dict, runs: list, vendors: dict) -> dict:
     if args.results:
         svg = os.path.splitext(args.results)[0] + "_speedup.svg"
         atomic_write(svg, render_svg(summary))
-        atomic_write(args.results, render_markdown(doc, os.path.basename(svg)))
+        notes = ""
+        if getattr(args, "notes", None):
+            try:
+                notes = open(args.notes, encoding="utf-8").read()
+            except OSError as e:
+                raise ExperimentError(f"{args.notes}: cannot read: {e.strerror}") from None
+        atomic_write(args.results, render_markdown(doc, os.path.basename(svg), notes))
     if not args.quiet:
         print(text)
     return doc
@@ -360,37 +395,48 @@ def _f(v, fmt="{:.2f}"):
 def render(doc: dict) -> str:
     lines = [f"# {doc['command']}", f"# backend {doc['backend']}, budget {doc['budget']}, "
              f"seeds {doc['seeds']}, wall {doc['wall_seconds']} s", ""]
-    lines.append(f"{'target':28s} {'strategy':8s} {'evals':>5s} {'acc':>4s} {'wasted':>6s} "
+    lines.append(f"{'target':28s} {'strategy':12s} {'evals':>5s} {'acc':>4s} {'wasted':>6s} "
                  f"{'speedup':>8s} {'/expert':>8s} {'/vendor':>8s} {'to90':>5s}  stop")
     for r in doc["rows"]:
         if "error" in r:
-            lines.append(f"{r['target']:28s} {r['strategy']:8s} error: {r['error']}")
+            lines.append(f"{r['target']:28s} {r['strategy']:12s} error: {r['error']}")
             continue
-        lines.append(f"{r['target']:28s} {r['strategy']:8s} {r['evaluations']:5d} "
+        lines.append(f"{r['target']:28s} {r['strategy']:12s} {r['evaluations']:5d} "
                      f"{r['accepted']:4d} {r['wasted']:6d} {_f(r['speedup']):>8s} "
                      f"{_f(r['expert_fraction']):>8s} {_f(r['over_vendor']):>8s} "
                      f"{r['evals_to_90']:5d}  {r['termination']}")
-    lines += ["", f"{'set/strategy':20s} {'targets':>7s} {'geo speedup':>11s} {'geo /expert':>11s} "
+    lines += ["", f"{'set/strategy':22s} {'targets':>7s} {'geo speedup':>11s} {'geo /expert':>11s} "
               f"{'geo /vendor':>11s} {'evals->90%':>10s} {'wasted':>6s}"]
     for k, a in doc["aggregate"].items():
-        lines.append(f"{k:20s} {a['targets']:7d} {_f(a['geomean_speedup']):>11s} "
+        lines.append(f"{k:22s} {a['targets']:7d} {_f(a['geomean_speedup']):>11s} "
                      f"{_f(a['geomean_expert_fraction']):>11s} {_f(a['geomean_over_vendor']):>11s} "
                      f"{a['mean_evals_to_90']:10.1f} {a['wasted']:6d}")
+    left = sorted({t for a in doc["aggregate"].values() for t in a.get("left_out") or []})
+    if left:
+        lines.append(f"(means over the targets every strategy of a set has; left out: "
+                     f"{', '.join(left)})")
     return "\n".join(lines) + "\n"
 
 
-def render_markdown(doc: dict, svg: str) -> str:
+def render_markdown(doc: dict, svg: str, notes: str = "") -> str:
     head = ["# Results: lineage skills against blind and memory search", "",
             f"Command: `{doc['command']}` (backend {doc['backend']}, budget {doc['budget']} "
             f"gate evaluations, seeds {doc['seeds']}). Raw data: "
-            f"`bench/results/experiment.json`.", "", f"![geometric-mean speedup]({svg})", "",
-            "## Geometric means", "",
+            f"`bench/results/experiment.json`.", ""]
+    if notes.strip():
+        head += [notes.strip(), ""]
+    head += [f"![geometric-mean speedup]({svg})", "", "## Geometric means", "",
             "| set / strategy | targets | speedup over naive | fraction of expert | over vendor "
             "| evaluations to 90% | wasted evaluations |", "|---|---:|---:|---:|---:|---:|---:|"]
     for k, a in doc["aggregate"].items():
         head.append(f"| {k} | {a['targets']} | {_f(a['geomean_speedup'])} | "
                     f"{_f(a['geomean_expert_fraction'])} | {_f(a['geomean_over_vendor'])} | "
                     f"{a['mean_evals_to_90']:.1f} | {a['wasted']} |")
+    left = sorted({t for a in doc["aggregate"].values() for t in a.get("left_out") or []})
+    if left:
+        head += ["", "Every mean is over the targets that all strategies of its set have a run "
+                 f"for; left out of the means (a strategy has no run for them): "
+                 f"{', '.join(left)}."]
     head += ["", "## Per target", "", "| target | strategy | evaluations | accepted | wasted | "
              "speedup | fraction of expert | over vendor | pipeline |",
              "|---|---|---:|---:|---:|---:|---:|---:|---|"]
@@ -418,7 +464,8 @@ def render_svg(summary: dict) -> str:
     for i, (k, v) in enumerate(items):
         h = (H - 2 * pad) * v / top
         x = pad + i * bw + 4
-        color = {"skills": "#2b7bb9", "blind": "#b9b92b", "memory": "#b92b5e"}.get(
+        color = {"skills": "#2b7bb9", "skills-cards": "#7fb3dc", "blind": "#b9b92b",
+                 "memory": "#b92b5e"}.get(
             k.split("/")[1], "#888")
         parts.append(f'<rect x="{x:.1f}" y="{H - pad - h:.1f}" width="{bw - 8:.1f}" '
                      f'height="{h:.1f}" fill="{color}"/>')

@@ -6,14 +6,17 @@ performance option (``tune``) at a time through the values the menu offers for i
 option that only chooses spelling (a name, a form, braces) is never varied, since every
 value gives the same program and would spend a gate evaluation on a duplicate. Nothing is
 tried twice in the same kernel state; when everything has been tried the filler says so
-(``None``).
+(``None``). A pick that an earlier kernel state already found no faster (same card,
+options and site text: ``lost``) waits until every fresh pick of both rounds has been
+tried: the accepted step in between rarely changes that verdict, and re-trying the same
+losers after each accepted step is what used to spend most of a budget.
 """
 
 from __future__ import annotations
 
 import json
 
-from kltrans.optimize.menu import Offer, Pick
+from kltrans.optimize.menu import Offer, Pick, lost_key
 
 
 def pick_key(card: str, site: int, options: dict) -> tuple:
@@ -39,16 +42,28 @@ class BuiltinFiller:
                 if v != base[o.name] or type(v) is not type(base[o.name]):
                     yield {**base, o.name: v}
 
-    def pick(self, kernel: str, menu: list[Offer], tried: list[dict]) -> Pick | None:
+    def pick(self, kernel: str, menu: list[Offer], tried: list[dict],
+             lost: frozenset = frozenset()) -> Pick | None:
         done = {pick_key(t["card"], t["site"], t["options"]) for t in tried}
+        later = []  # picks an earlier state found no faster: last
+
+        def fresh(offer, opts, why):
+            if pick_key(offer.card, offer.site, opts) in done:
+                return None
+            if lost_key(offer.card, full_options(offer, opts), offer.snippet) in lost:
+                later.append(Pick(offer.id, opts, why + "; no faster in an earlier state"))
+                return None
+            return Pick(offer.id, opts, why)
+
         gens = [(offer, self.candidates(offer)) for offer in menu]
         # round one: each offer's evidence values; then one option varied at a time
         for offer, gen in gens:
-            first = next(gen)
-            if pick_key(offer.card, offer.site, first) not in done:
-                return Pick(offer.id, first, "evidence values")
+            p = fresh(offer, next(gen), "evidence values")
+            if p is not None:
+                return p
         for offer, gen in gens:
             for opts in gen:
-                if pick_key(offer.card, offer.site, opts) not in done:
-                    return Pick(offer.id, opts, "one option varied from the evidence values")
-        return None
+                p = fresh(offer, opts, "one option varied from the evidence values")
+                if p is not None:
+                    return p
+        return later[0] if later else None

@@ -414,9 +414,11 @@ class LLMFiller:
 
     # -- the Filler protocol --------------------------------------------------------
 
-    def pick(self, kernel: str, menu: list[Offer], tried: list[dict]) -> Pick | None:
+    def pick(self, kernel: str, menu: list[Offer], tried: list[dict],
+             lost: frozenset = frozenset()) -> Pick | None:
         """The model's pick from ``menu``, or None when it says ``done`` (or the menu is
-        empty). Raises LLMUnavailable, LLMConfigError or LLMReplyError."""
+        empty). Raises LLMUnavailable, LLMConfigError or LLMReplyError. ``lost`` is not
+        sent: the model sees this state's tries and each card's evidence."""
         if not menu:
             return None
         schema = pick_schema(menu)

@@ -66,11 +66,24 @@ def check_pick(pick: Pick, menu: list[Offer]) -> str | None:
     return None
 
 
+def lost_key(card: str, options: dict, snippet: str) -> tuple:
+    """What identifies a pick across kernel states: site numbers change when the kernel
+    does, the text at the site mostly does not."""
+    import hashlib
+    import json
+
+    return (card, json.dumps(options, sort_keys=True, default=str),
+            hashlib.sha256(snippet.encode("utf-8")).hexdigest()[:16])
+
+
 class Filler(Protocol):
-    """Chooses the next candidate; ``tried`` lists earlier picks with their verdicts."""
+    """Chooses the next candidate; ``tried`` lists the picks made in this kernel state with
+    their verdicts; ``lost`` holds the :func:`lost_key` of every pick that an earlier state
+    gated and found no faster (the same card, options and site text)."""
 
     name: str
 
-    def pick(self, kernel: str, menu: list[Offer], tried: list[dict]) -> Pick | None:
+    def pick(self, kernel: str, menu: list[Offer], tried: list[dict],
+             lost: frozenset = frozenset()) -> Pick | None:
         """The next pick, or None when the filler has nothing more to offer."""
         ...

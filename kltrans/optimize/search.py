@@ -103,13 +103,19 @@ class SkillsProposer:
         from kltrans.optimize.retrieve import configured
         from kltrans.passes.registry import get_pass
 
+        from kltrans.optimize.menu import lost_key
+
         menu, _ = self.menu(unit, ctx, state)
         if not menu:
             return None
         mine = [t for t in tried if t.get("state") == state and "card" in t]
+        lost = frozenset(lost_key(t["card"], t["options"], t["snippet"]) for t in tried
+                         if t.get("state") != state and "snippet" in t
+                         and t.get("verdict") == "rejected" and t.get("stage") == "profile")
         for _attempt in range(4):
             try:
-                pick = self.filler.pick(unit.source.decode("utf-8", "replace"), menu, mine)
+                pick = self.filler.pick(unit.source.decode("utf-8", "replace"), menu, mine,
+                                        lost)
             except Exception as e:
                 if not _is_llm_failure(e):
                     raise
@@ -140,7 +146,8 @@ class SkillsProposer:
             p = configured(get_pass(offer.pass_name), opts)
             return Proposal(p, offer.site, False,
                             {"card": offer.card, "site": offer.site, "options": opts,
-                             "location": offer.location, "offer": offer.id,
+                             "location": offer.location, "snippet": offer.snippet,
+                             "offer": offer.id,
                              "rationale": pick.rationale, "filler": self.filler.name,
                              "rank": offer.summary.get("rank")})
         return None
@@ -285,15 +292,29 @@ def _paired(a_src: bytes, b_src: bytes, name: str, wl, opts, check=None) -> dict
 
 
 # ------------------------------------------------------------------ the loop
+def search_context(opts: OptimizeOptions, wl, kernel: str | None):
+    """The facts and the precondition context of a search: the workload's facts and
+    tolerances, the caller's ``--assume``, and the architecture the gate compiles for
+    (sm_90 unless ``--arch`` says otherwise), so that a hardware precondition is checked
+    rather than left unknown."""
+    from kltrans.lineage.walk import WORKLOAD_FACTS, tolerance_facts
+    from kltrans.passes.facts import Context
+
+    facts = list(WORKLOAD_FACTS) + tolerance_facts(wl) + list(opts.assume)
+    try:
+        return facts, Context.from_strings(tuple(facts), opts.arch or "sm_90", False, kernel)
+    except ValueError as e:
+        raise OptimizeError(f"--assume: {e}") from None
+
+
 def run(opts: OptimizeOptions) -> dict:
     """Optimize ``opts.kernel``; returns the trajectory document."""
     from kltrans import __version__
     from kltrans.gate.backends import resolve_backend
     from kltrans.gate.run import GateUsageError, pick_kernel
-    from kltrans.lineage.walk import WORKLOAD_FACTS, _sizes, tolerance_facts
+    from kltrans.lineage.walk import _sizes
     from kltrans.optimize.retrieve import LibraryError, corpus_profiles, load_library, \
         workload_profile
-    from kltrans.passes.facts import Context
     from kltrans.passes.manager import run_pass
     from kltrans.syntax import parse
     from kltrans.workload.spec import SpecError, load_workload
@@ -323,11 +344,7 @@ def run(opts: OptimizeOptions) -> dict:
         backend = resolve_backend(opts.backend)
     except ValueError as e:
         raise OptimizeError(str(e)) from None
-    facts = list(WORKLOAD_FACTS) + tolerance_facts(wl) + list(opts.assume)
-    try:
-        ctx = Context.from_strings(tuple(facts), opts.arch, False, kernel)
-    except ValueError as e:
-        raise OptimizeError(f"--assume: {e}") from None
+    facts, ctx = search_context(opts, wl, kernel)
     import dataclasses
 
     if opts.bench_size is None:
