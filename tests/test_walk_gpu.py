@@ -1,6 +1,9 @@
 """The backward walk on a GPU: steps chosen by time (issue 8). Skipped where there is no
 GPU; its H200 run goes into the log `bash tools/measure-gpu.sh run` writes
-(bench/results/gpu_tests.txt; not run on a GPU yet, as of 2026-11-30)."""
+(bench/results/gpu_tests.txt). On 2026-11-30 it FAILED there, before any GPU work: the walk
+reported a parse error at `#pragma unroll` in corpus/reduce-sum/expert.cu, which parses
+without error on this machine and, outside pytest, on the H200 machine too (same
+tree-sitter wheels). Not explained yet; the next GPU session runs it alone."""
 
 import os
 

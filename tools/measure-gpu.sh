@@ -12,9 +12,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 run_checks() {  # the GPU tests first, alone, then every gated pass fixture's output
-  { echo "# command: python3 -m pytest -m gpu -p no:cacheprovider -q tests/  ($(nvidia-smi -L | head -1), $(date -u +%F))"
-    timeout "${TESTS_SECONDS:-200}" python3 -m pytest -m gpu -p no:cacheprovider -q \
-      -o addopts="-ra --import-mode=importlib" tests/ 2>&1 | tail -30; } > "$OUT/gpu_tests.txt" || true
+  { echo "# command: python3 -m pytest -m gpu -p no:cacheprovider -v tests/  ($(nvidia-smi -L | head -1), $(date -u +%F))"
+    timeout "${TESTS_SECONDS:-200}" python3 -m pytest -m gpu -p no:cacheprovider -v \
+      -o addopts="-ra --import-mode=importlib" tests/ 2>&1 | tail -150; } > "$OUT/gpu_tests.txt" || true
   tail -3 "$OUT/gpu_tests.txt"
   timeout "${GATE_SECONDS:-150}" python3 bench/pass_effect.py --out "$OUT" --part gate \
     --jobs $(( ngpu * 5 )) | tail -2 || echo "pass gate stopped"
