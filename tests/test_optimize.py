@@ -351,6 +351,13 @@ def test_summary_labels_cards_only_runs_and_compares_on_common_targets():
     assert agg["heldout/skills"]["geomean_speedup"] == pytest.approx(4.0)
     assert agg["heldout/blind"]["geomean_speedup"] == pytest.approx(3.0)
     assert agg["heldout/blind"]["targets"] == 1 and agg["heldout/blind"]["left_out"] == ["b"]
+    # a resumed experiment keys its items the way the runs are labelled: a cards-only run
+    # kept from before is never taken for a catalogue-tail one
+    from kltrans.optimize.experiment import _key
+
+    assert _key({"target": "a", "strategy": "skills", "seed": 0}) == ("a", "skills", 0)
+    assert _key({"target": "a", "strategy": "skills", "seed": 0, "catalogue": False}) == \
+        ("a", "skills-cards", 0)
 
 
 def _reduce_sum_menu(catalogue):

@@ -226,9 +226,8 @@ def summarize(runs: list[dict], vendors: dict) -> dict:
 def _key(it: dict) -> tuple:
     """An item's key, as :func:`label` reports its run (a resumed experiment never takes a
     cards-only skills run for one with the catalogue tail)."""
-    strat = it["strategy"]
-    if strat == "skills" and not it.get("catalogue", True):
-        strat = "skills-cards"
+    strat = label({"strategy": it["strategy"],
+                   "library": {"catalogue": it.get("catalogue", True)}})
     return (it["target"]["name"] if isinstance(it["target"], dict) else it["target"],
             strat, it["seed"])
 
