@@ -610,10 +610,13 @@ def cmd_lineage(args) -> int:
         return EXIT_OK
     if args.max_steps < 0 or (args.jobs is not None and args.jobs < 1):
         raise UsageError("--max-steps must be >= 0 and --jobs >= 1")
+    if not args.side_ms > 0 or args.max_backtracks < 0:
+        raise UsageError("--side-ms must be > 0 and --max-backtracks >= 0")
     opts = WalkOptions(args.workload, args.expert, args.backend, args.max_steps, args.out,
                        args.jobs, args.size_limit, args.arch, args.restart,
-                       tuple(args.assume), args.probes, progress=not args.quiet,
-                       cluster=args.cluster)
+                       tuple(args.assume), args.probes, side_ms=args.side_ms,
+                       max_backtracks=args.max_backtracks,
+                       progress=not args.quiet, cluster=args.cluster)
     try:
         doc = walk(opts)
     except WalkError as e:
@@ -622,8 +625,9 @@ def cmd_lineage(args) -> int:
         print(json.dumps(doc, indent=1))
     else:
         t = doc["termination"]
+        bt = len(doc.get("backtracks") or [])
         print(f"{doc['config']['workload']}: {len(doc['transitions'])} step(s), termination "
-              f"{t['kind']} ({t['reason']})")
+              f"{t['kind']} ({t['reason']})" + (f", after {bt} backtrack(s)" if bt else ""))
         for tr in doc["transitions"]:
             print(f"  {tr['step']:2d}. {tr['spec']} at line {tr['site']['line']} "
                   f"({tr['chosen_by']}, {len(tr['alternatives'])} alternative(s), "
@@ -833,6 +837,12 @@ def build_parser() -> argparse.ArgumentParser:
                          "effect (a lineage walked on the CPU)")
     sl.add_argument("--probes", type=int, default=6, metavar="N",
                     help="probes of what fails without each step's conditions (0: none)")
+    sl.add_argument("--max-backtracks", type=int, default=8, metavar="N",
+                    help="dead ends (stuck, all rejected) the walk may back out of, taking "
+                         "the next alternative of the latest step that has one (default 8)")
+    sl.add_argument("--side-ms", type=float, default=300.0, metavar="MS",
+                    help="GPU: each side of a paired trial runs near MS milliseconds "
+                         "(default 300)")
     sl.add_argument("--quiet", action="store_true", help="no progress lines")
     sl.add_argument("--json", action="store_true")
     sl.set_defaults(func=cmd_lineage)

@@ -51,7 +51,10 @@ def test_an_h200_lineage_has_a_measured_effect_for_every_step():
         assert doc["gpu"] and doc["termination"]["kind"] == "naive", w
         for t in doc["transitions"]:
             e = t["effect"]
-            assert e["ok"] and len(e["slowdown_trials"]) >= 3 and t["chosen_by"] == "max-time", (w, t["step"])
+            # by time, or (walks since the tie rule) by walk order among removals that
+            # cost under 2%, backed out of a dead end or not
+            assert e["ok"] and len(e["slowdown_trials"]) >= 3, (w, t["step"])
+            assert t["chosen_by"].split("+")[0] in ("max-time", "walk-order-tie"), (w, t["step"])
 
 
 @pytest.mark.parametrize("workload", WALKED)

@@ -151,6 +151,9 @@ def test_cli_errors_are_usage_errors(tmp_path, capsys):
     assert "not a directory" in capsys.readouterr().err
     assert main(["lineage", SCALE, "--backend", "cpu"]) == 2  # scale has no expert variant
     assert "no 'expert' kernel" in capsys.readouterr().err
+    assert main(["lineage", SCALE, "--side-ms", "0"]) == 2
+    assert "--side-ms must be > 0" in capsys.readouterr().err
+    assert main(["lineage", SCALE, "--max-backtracks", "-1"]) == 2
 
 
 # ------------------------------------------------------------------ skill cards

@@ -1,9 +1,9 @@
 """The backward walk on a GPU: steps chosen by time (issue 8). Skipped where there is no
-GPU; its H200 run goes into the log `bash tools/measure-gpu.sh run` writes
-(bench/results/gpu_tests.txt). On 2026-11-30 it FAILED there, before any GPU work: the walk
-reported a parse error at `#pragma unroll` in corpus/reduce-sum/expert.cu, which parses
-without error on this machine and, outside pytest, on the H200 machine too (same
-tree-sitter wheels). Not explained yet; the next GPU session runs it alone."""
+GPU. Its H200 run, alone (`WALK_TEST=1 bash tools/walk-gpu.sh run`), passed on 2026-11-30
+(bench/results/walk_test_gpu.txt; the parse error of the earlier run inside the whole GPU
+suite did not recur). That run predates the tie rule (removals that cost under 2% are
+chosen in walk order, ``walk-order-tie``), which this version of the test checks too; it
+has not run on a GPU since."""
 
 import os
 
@@ -20,12 +20,24 @@ def test_gpu_walk_screens_candidates_and_chooses_by_time(tmp_path):
                            out=str(tmp_path / "lineage"), max_steps=2, probes=0,
                            size_limit=5000, progress=False))
     assert doc["gpu"] and len(doc["transitions"]) == 2
+    # the expert's first removal (block-reduce-atomic -> atomic-per-thread) costs about 2.8x
+    assert doc["transitions"][0]["chosen_by"] == "max-time"
     for t in doc["transitions"]:
         e = t["effect"]
-        assert t["chosen_by"] == "max-time" and e["ok"] and len(e["slowdown_trials"]) == 5
+        assert t["chosen_by"] in ("max-time", "walk-order-tie")
+        assert e["ok"] and len(e["slowdown_trials"]) == 5
+        # the round trip on the GPU: the inverse is no slower in every trial, or it says not
+        assert t["roundtrip"]["no_slower"] == all(r >= 0.99 for r in e["slowdown_trials"])
         alts = [a for a in t["alternatives"] if (a.get("effect") or {}).get("ok")]
         full = [a for a in alts if not a["effect"].get("screened")]
-        # the chosen step costs at least as much as every alternative timed as fully
-        assert all(e["slowdown_median"] >= a["effect"]["slowdown_median"] for a in full)
+
+        def key(x):
+            return (x["roundtrip"]["no_slower"], x["effect"]["slowdown_median"])
+        if t["chosen_by"] == "max-time":
+            # the chosen step costs at least as much as every alternative timed as fully
+            # (those whose inverse is no slower first), and at least 2%
+            assert all(key(t) >= key(a) for a in full) and e["slowdown_median"] >= 1.02
+        else:  # a tie: no removal timed fully costs 2%
+            assert all(a["effect"]["slowdown_median"] < 1.02 for a in full)
         assert all(len(a["effect"]["slowdown_trials"]) == 1 for a in alts
                    if a["effect"].get("screened"))

@@ -13,16 +13,21 @@ One step from state S:
    give S back token for token (comments and whitespace aside). A candidate that fails it
    is rejected at stage ``roundtrip``: a step that cannot be reversed cannot become a skill;
 4. the choice among accepted candidates: on a GPU, the one whose removal costs the most
-   time (paired trials against S, ``kltrans.gate.run.bench``); without one, the
-   catalogue's walk order (``passes.WALK_ORDER``, then pass name, then site) — the rule
-   used is recorded with the step;
+   time (paired trials against S, ``kltrans.gate.run.bench``: ``max-time``), unless no
+   removal costs at least ``min_cost`` (2%): those ties go by the catalogue's walk order
+   (``walk-order-tie``); without a GPU, the walk order (``passes.WALK_ORDER``, then pass
+   name, then site) — the rule used is recorded with the step;
 5. the other accepted candidates are kept as alternatives, the rejected ones with their
    stage and reason.
 
 The walk stops when no simplification applies and the kernel has none of the marks of a
 naive root left (termination ``naive``; kltrans.lineage.naive), when no simplification
 applies but some remain (``stuck``, with the list: a gap of the pass library), at the step
-limit (``max-steps``), or when every applicable candidate is rejected (``all-rejected``). Everything
+limit (``max-steps``), or when every applicable candidate is rejected (``all-rejected``).
+A ``stuck`` or ``all-rejected`` end first backs out (at most ``max_backtracks`` times): the
+latest step that had another accepted candidate takes the next one instead, and the steps
+after it are dropped (``doc["backtracks"]`` records each: where, what was abandoned, the
+dead end). Everything
 is deterministic for the same inputs: candidates are ordered by (walk order, pass, site),
 the workload's seeds are used and recorded, and nothing depends on timing except the GPU
 choice rule (recorded with its measurements).
@@ -61,6 +66,9 @@ class WalkOptions:
     restart: bool = False
     assume: tuple = ()  # extra facts, as for ``kltrans opt --assume``
     probes: int = 6  # probes per accepted step (0: none)
+    side_ms: float = 300.0  # GPU: each side of a paired trial runs near this long
+    max_backtracks: int = 8  # dead ends the walk may back out of (0: stop at the first)
+    min_cost: float = 1.02  # GPU: below this slowdown every removal is a tie (walk order)
     timeout_s: float = 300.0
     progress: bool = True
     log: list = field(default_factory=list)
@@ -348,6 +356,9 @@ def _walk(opts: WalkOptions, ex: _LazyExecutor) -> dict:
               "arch": opts.arch or "sm_90", "facts": facts, "sizes": sizes, "seeds": list(wl.seeds),
               "passes": [p.spec() for p in simplify_passes()], "walk_order": walk_order(),
               "probes": opts.probes}
+    if backend == "cuda":
+        config["side_ms"] = opts.side_ms
+        config["min_cost"] = opts.min_cost
     doc = None if opts.restart else store.load(out)
     if doc is not None and doc.get("config") != config:
         _say(opts, f"{out}: an earlier walk with other inputs is there; starting over "
@@ -394,8 +405,14 @@ def _walk(opts: WalkOptions, ex: _LazyExecutor) -> dict:
                 if cands else "")
             if left:
                 kinds = sorted({m for m, _ in left})
-                doc["termination"] = {"kind": "stuck", "reason": f"{why}, but the kernel still "
-                                      f"has: {', '.join(kinds)}"}
+                end = {"kind": "stuck", "reason": f"{why}, but the kernel still has: "
+                                                  f"{', '.join(kinds)}"}
+                moved = _backtrack(doc, out, end, opts, ctx, wl, kernel, ne, sizes, backend,
+                                   expert_path, ex)
+                if moved is not None:
+                    cur, cur_gate, step = moved
+                    continue
+                doc["termination"] = end
             else:
                 doc["termination"] = {"kind": "naive", "reason": why}
             doc["residual_mechanisms"] = [{"mechanism": m, "line": ln} for m, ln in left]
@@ -403,12 +420,22 @@ def _walk(opts: WalkOptions, ex: _LazyExecutor) -> dict:
             break
         _gate_all([c for c in live if c.accepted], opts, wl, kernel, ne, sizes, backend,
                   expert_path, ex)
+        dead = _dead_states(doc)
+        for c in live:  # a state a backtrack left is dead whichever step leads to it
+            if c.accepted and c.after_hash in dead:
+                c.stage, c.reason = "dead-end", "leads to a state an earlier backtrack left"
         accepted = [c for c in live if c.accepted]
         for c in accepted:
             c.resources = _resource_delta(cur_gate.get("resources"), c.resources)
         if not accepted:
-            doc["termination"] = {"kind": "all-rejected",
-                                  "reason": f"all {len(live)} applicable candidate(s) rejected"}
+            end = {"kind": "all-rejected",
+                   "reason": f"all {len(live)} applicable candidate(s) rejected"}
+            moved = _backtrack(doc, out, end, opts, ctx, wl, kernel, ne, sizes, backend,
+                               expert_path, ex, [c.to_json() for c in live])
+            if moved is not None:
+                cur, cur_gate, step = moved
+                continue
+            doc["termination"] = end
             doc["rejected_at_end"] = [c.to_json() for c in cands]
             break
         rule = "walk-order"
@@ -418,9 +445,26 @@ def _walk(opts: WalkOptions, ex: _LazyExecutor) -> dict:
                 (c.effect.get("device") for c in accepted if c.effect and c.effect.get("ok")), None)
             timed = [c for c in accepted if c.effect and c.effect.get("ok")
                      and not c.effect.get("screened")]
+            for c in timed:  # the round trip on a GPU: the inverse (A) is no slower than B
+                c.roundtrip = dict(c.roundtrip or {}, no_slower=all(
+                    r >= 0.99 for r in c.effect["slowdown_trials"]))
             if timed:
                 rule = "max-time"
-                chosen = max(timed, key=lambda c: c.effect["slowdown_median"])
+                # the costliest removal among those whose inverse is no slower in every
+                # trial; where none is, the costliest (its no_slower: false is recorded)
+                chosen = max(timed, key=lambda c: (c.roundtrip["no_slower"],
+                                                   c.effect["slowdown_median"]))
+                if chosen.effect["slowdown_median"] < opts.min_cost:
+                    # no removal costs measurably more than another: the catalogue's
+                    # order decides, as without a GPU (a choice among ties made by noise
+                    # is neither reproducible nor informed, and can lead into a dead end)
+                    rule, chosen = "walk-order-tie", accepted[0]
+                    if chosen.effect is None or chosen.effect.get("screened") or \
+                            not chosen.effect.get("ok"):
+                        _bench([chosen], 5, cur, opts, wl, expert_path, ex)
+                    if chosen.effect.get("ok"):
+                        chosen.roundtrip = dict(chosen.roundtrip or {}, no_slower=all(
+                            r >= 0.99 for r in chosen.effect["slowdown_trials"]))
             else:
                 chosen = accepted[0]
         else:
@@ -461,6 +505,108 @@ def _walk(opts: WalkOptions, ex: _LazyExecutor) -> dict:
     _say(opts, f"termination: {doc['termination']['kind']} ({doc['termination']['reason']}) "
                f"after {len(doc['transitions'])} step(s); wrote {out}")
     return doc
+
+
+def _alt_key(a: dict) -> tuple:
+    """How the walk chose among a step's candidates, as a sort key (largest first): on a
+    GPU the fully timed ones whose inverse is no slower, by the time their removal costs,
+    then the screened ones by their one trial; without timings, walk order."""
+    e = a.get("effect") or {}
+    if not e.get("ok"):
+        return (0, 0, 0, 0.0)
+    return (1, 0 if e.get("screened") else 1,
+            (1 if (a.get("roundtrip") or {}).get("no_slower", True) else 0),
+            e["slowdown_median"])
+
+
+def _dead_states(doc) -> set:
+    """Hashes of the states backtracks left: none of them leads to ``naive``."""
+    return {a["after"] for b in doc.get("backtracks") or [] for a in b["abandoned"]}
+
+
+def _backtrack(doc, out, end, opts, ctx, wl, kernel, ne, sizes, backend, expert_path, ex,
+               dead_candidates=None):
+    """A walk that dead-ends (``stuck``: mechanisms left but no simplification applies;
+    ``all-rejected``) before ``naive`` goes back to the latest step that had another
+    accepted candidate, drops the steps after it, and takes that candidate instead (the
+    next by the rule that chose the step). Each backtrack is recorded in
+    ``doc["backtracks"]`` (where, which steps were abandoned and why); at most
+    ``opts.max_backtracks``. Returns the new (state, gate, step count), or None where no
+    step has an alternative left."""
+    from kltrans.passes.manager import run_pass
+    from kltrans.passes.pipeline import parse_pipeline
+    from kltrans.syntax import parse
+
+    done = doc.setdefault("backtracks", [])
+    if len(done) >= opts.max_backtracks:
+        if not done:
+            doc.pop("backtracks")
+        return None
+    trs = doc["transitions"]
+    # depth first: every state after the step backed out to has had each of its accepted
+    # candidates tried, so every state on the abandoned path is dead (and the last one)
+    dead = _dead_states(doc) | {x["after"] for x in trs}
+    for j in range(len(trs) - 1, -1, -1):
+        t = trs[j]
+        alts = [a for a in t["alternatives"] if a.get("after_hash") not in dead]
+        if not alts:
+            continue
+        rule = t["chosen_by"].split("+")[0]
+        alt = max(alts, key=_alt_key) if rule == "max-time" else alts[0]
+        before = store.read_state(out, doc["states"][j])
+        p = parse_pipeline(alt["spec"])[0]
+        after, rep = run_pass(parse(before, expert_path), p, ctx, only_site=alt["site"]["index"])
+        if not rep.applied or content_hash(after.source) != alt.get("after_hash"):
+            dead.add(alt.get("after_hash"))  # cannot be rebuilt: skip it
+            continue
+        new = after.source
+        abandoned = [{"step": x["step"], "spec": x["spec"], "after": x["after"]}
+                     for x in trs[j:]]
+        done.append({"at_step": j + 1, "before": t["before"], "abandoned": abandoned,
+                     "dead_end": dict(end, after_step=len(trs),
+                                      **({"candidates": dead_candidates}
+                                         if dead_candidates else {})),
+                     "taken": alt["spec"]})
+        for st in doc["states"][j + 1:]:
+            path = os.path.join(out, st["file"])
+            if os.path.exists(path):
+                os.remove(path)
+        del doc["states"][j + 1:]
+        del trs[j:]
+        chosen = Candidate(alt["pass"], alt["options"], alt["spec"], alt["site"]["index"],
+                           alt["site"]["line"], alt["site"]["column"], alt["site"]["function"],
+                           new, alt["after_hash"], gate=alt.get("gate") or [],
+                           resources=alt.get("resources"), roundtrip=alt.get("roundtrip"),
+                           effect=alt.get("effect"))
+        # the abandoned step stays an alternative of its state, marked as a dead end
+        left = {k: t[k] for k in ("pass", "options", "spec", "site", "gate", "resources",
+                                  "roundtrip", "effect") if k in t}
+        others = [a for a in t["alternatives"] if a is not alt] + [
+            dict(left, after_hash=t["after"], dead_end=True)]
+        probes = []
+        if opts.probes:
+            probes = probe_step(new, chosen, ctx, opts, wl, kernel, ne, sizes, backend,
+                                expert_path, ex)
+        tr = dict(t, **{"pass": chosen.pass_name, "options": chosen.options,
+                        "spec": chosen.spec, "site": alt["site"], "after": chosen.after_hash,
+                        "chosen_by": rule + "+backtrack", "gate": chosen.gate,
+                        "resources": chosen.resources, "roundtrip": chosen.roundtrip,
+                        "effect": chosen.effect or {"ok": False, "reason": "no GPU: not timed"},
+                        "alternatives": others, "probes": probes})
+        trs.append(tr)
+        prev_gate = doc["states"][j]["gate"]
+        gate_doc = {"ok": True, "stages": chosen.gate,
+                    "resources": _abs_resources(prev_gate.get("resources"), chosen.resources)}
+        doc["states"].append(store.state_entry(j + 1, chosen.pass_name, new, chosen.after_hash,
+                                               gate_doc))
+        store.save(out, doc, {j + 1: new})
+        _say(opts, f"dead end after step {len(abandoned) + j} ({end['kind']}): back to step "
+                   f"{j + 1}, which now takes {chosen.spec} (line {chosen.line}) instead of "
+                   f"{abandoned[0]['spec']}")
+        return new, gate_doc, j + 1
+    if not done:
+        doc.pop("backtracks")
+    return None
 
 
 def probe_step(simplified: bytes, chosen: Candidate, ctx, opts, wl, kernel, ne, sizes,
@@ -590,24 +736,30 @@ def step_effect(r: dict) -> dict:
             "device": r.get("device"), "size": r.get("size")}
 
 
+def _bench(cands, trials: int, cur: bytes, opts, wl, expert_path, ex) -> None:
+    """Paired trials of each candidate (B) against the current state (A), one GPU task
+    each; sets each candidate's ``effect``."""
+    from kltrans.gate.tasks import bench_task
+
+    name = os.path.basename(expert_path)
+    items = [{"a_source": cur.decode("utf-8"), "a_name": "current_" + name,
+              "b_source": c.after.decode("utf-8"), "b_name": f"cand{i}_" + name,
+              "workload": wl.path, "timeout_s": opts.timeout_s, "trials": trials,
+              "side_ms": float(opts.side_ms), "min_reps": 3}
+             for i, c in enumerate(cands)]
+    for c, r in zip(cands, ex.get().map(bench_task, items, gpu=False)):  # devlock
+        c.effect = step_effect(r)
+
+
 def _measure(accepted, cur: bytes, opts, wl, expert_path, ex, screen_keep: int = 3):
     """Paired trials: each accepted candidate (B) against the current state (A), one GPU
     task each (kltrans.gate.tasks.bench_task), in two rounds: one trial each to screen
     them, then five trials for the ``screen_keep`` that cost most time in the screen (the
     step is chosen among these; the others keep their one-trial effect, marked
-    ``screened``). Each side of a trial runs near 300 ms, at least 3 repetitions."""
-    from kltrans.gate.tasks import bench_task
-
-    name = os.path.basename(expert_path)
-
+    ``screened``). Each side of a trial runs near ``opts.side_ms`` (300 ms unless
+    --side-ms), at least 3 repetitions."""
     def run(cands, trials):
-        items = [{"a_source": cur.decode("utf-8"), "a_name": "current_" + name,
-                  "b_source": c.after.decode("utf-8"), "b_name": f"cand{i}_" + name,
-                  "workload": wl.path, "timeout_s": opts.timeout_s, "trials": trials,
-                  "side_ms": 300.0, "min_reps": 3}
-                 for i, c in enumerate(cands)]
-        for c, r in zip(cands, ex.get().map(bench_task, items, gpu=False)):  # devlock
-            c.effect = step_effect(r)
+        _bench(cands, trials, cur, opts, wl, expert_path, ex)
 
     if len(accepted) <= screen_keep:
         run(accepted, 5)

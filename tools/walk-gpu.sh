@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# The corpus experts walked on the GPU (issue 8): steps chosen by time, in chunks that fit
+# the device's 10-minute calls. An interrupted walk resumes from what it wrote.
+#
+# Each device call (kind nvidia-h200-x2, carry [".whl", "bench/walk-gpu"]):
+#   WALKS="histogram transpose" bash tools/walk-gpu.sh run
+#       walks each named expert (default: every corpus workload whose committed lineage was
+#       walked on the CPU) into bench/walk-gpu/W, all at once, resuming what is there;
+#       stops before WALK_SECONDS (560); SIDE_MS (default 100) is each side of a paired
+#       trial; WALK_TEST=1 also runs tests/test_walk_gpu.py alone first
+# then here, after each call:
+#   bash tools/walk-gpu.sh keep DIR     # DIR = the call's files_at: bench/walk-gpu/ as it was left
+# and once walks reach their end:
+#   bash tools/walk-gpu.sh install      # each walk ended "naive" becomes corpus/W/lineage (the CPU
+#                                       # walk moves to corpus/W/lineage-cpu); then re-extract:
+#                                       # .venv/bin/kltrans skills extract corpus/*/lineage -o skills
+set -euo pipefail
+cd "$(dirname "$0")/.."
+DIR=bench/walk-gpu
+cpu_walked() {  # corpus workloads whose committed lineage was walked on the CPU
+  for lin in corpus/*/lineage; do
+    python3 -c "import json,sys; d=json.load(open('$lin/lineage.json')); sys.exit(0 if d['config']['backend']=='cpu' else 1)" \
+      && basename "$(dirname "$lin")"
+  done
+}
+case "${1:-}" in
+  run)
+    bash tools/gpu-run.sh setup >/dev/null
+    export PYTHONPATH=/tmp/site:$PWD PYTHONUNBUFFERED=1
+    mkdir -p "$OUT" "$DIR"
+    ngpu=$(nvidia-smi -L | wc -l)
+    if [ -n "${WALK_TEST:-}" ]; then
+      { echo "# command: python3 -m pytest -m gpu -p no:cacheprovider -v tests/test_walk_gpu.py  ($(nvidia-smi -L | head -1), $(date -u +%F))"
+        timeout 240 python3 -m pytest -m gpu -p no:cacheprovider -v \
+          -o addopts="-ra --import-mode=importlib" tests/test_walk_gpu.py 2>&1 | tail -60; } \
+        > "$OUT/walk_test.txt" || true
+      tail -2 "$OUT/walk_test.txt"
+    fi
+    left=$(( ${WALK_SECONDS:-560} - SECONDS ))
+    for w in ${WALKS:-$(cpu_walked)}; do
+      timeout --signal=INT --kill-after=20 "$left" python3 -m kltrans lineage "corpus/$w" \
+        --backend cuda --out "$DIR/$w" --jobs $(( ngpu * ${SLOTS_PER_GPU:-2} )) \
+        --side-ms "${SIDE_MS:-100}" >> "$DIR/$w.log" 2>&1 &
+    done
+    wait || true
+    for f in "$DIR"/*.log; do echo "$(basename "$f" .log): $(tail -1 "$f")"; done
+    tar czf "$OUT/walks.tgz" -C "$DIR" . ;;
+  keep)
+    d="${2:?files_at of the call}"
+    grep -qx "/$DIR/" .git/info/exclude 2>/dev/null || echo "/$DIR/" >> .git/info/exclude
+    [ -f "$d/walk_test.txt" ] && cp "$d/walk_test.txt" bench/results/walk_test_gpu.txt
+    mkdir -p "$DIR" && tar xzf "$d/walks.tgz" -C "$DIR" ;;
+  install)
+    for lin in "$DIR"/*/lineage.json; do
+      w=$(basename "$(dirname "$lin")")
+      python3 -c "import json,sys; d=json.load(open('$lin')); sys.exit(0 if (d.get('termination') or {}).get('kind')=='naive' else 1)" \
+        || { echo "$w: not at its end yet"; continue; }
+      if [ ! -d "corpus/$w/lineage-cpu" ]; then git mv "corpus/$w/lineage" "corpus/$w/lineage-cpu"; else rm -rf "corpus/$w/lineage"; fi
+      mkdir -p "corpus/$w/lineage" && cp -r "$DIR/$w/." "corpus/$w/lineage/"
+      echo "$w: installed"
+    done ;;
+  *)
+    echo "usage: tools/walk-gpu.sh run | keep DIR | install" >&2; exit 2 ;;
+esac
