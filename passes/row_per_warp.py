@@ -87,7 +87,7 @@ _FUNCS = {"fmaxf", "fminf", "fmax", "fmin", "max", "min"}
 _IDEMPOTENT = {"|", "&"} | _FUNCS
 _IDENTITY = {"+": 0, "*": 1}
 _FLOATS = {"float", "double"}
-_INTS = {"int", "unsigned", "unsigned int", "long", "long long", "unsigned long",
+_INTS = {"int", "size_t", "ptrdiff_t", "unsigned", "unsigned int", "long", "long long", "unsigned long",
          "unsigned long long", "int32_t", "uint32_t", "int64_t", "uint64_t"}
 _LOOPS = ("for_statement", "while_statement", "do_statement", "for_range_loop")
 _INCR = {"pre": "++{c}", "post": "{c}++", "add": "{c} += 1"}
@@ -641,10 +641,14 @@ def _check_loop_body(k: RowKernel, site, lp: ColLoop):
                                          "subscripts of the row are analysed"))
             continue
         a = _address(k, site, left)
-        if a is None or a != row_elem:
-            at = str(a) if a is not None else "a non-affine offset"
+        if a is None:  # the analysis cannot tell where it writes: not known, not refuted
+            _issue(k, "row-major", Verdict.unknown(
+                f"{where} writes `{_snip(unit, left)}` at an offset that is not affine in the "
+                f"thread and loop indices; the row element would be {k.row} * "
+                f"{_snip(unit, lp.bound)} + {lp.var}, so row-major rows are not proven"))
+        elif a != row_elem:
             _issue(k, "row-major", Verdict.no(
-                f"{where} writes `{_snip(unit, left)}` at {at}, not the row element "
+                f"{where} writes `{_snip(unit, left)}` at {a}, not the row element "
                 f"{k.row} * {_snip(unit, lp.bound)} + {lp.var}: rows are not laid out row-major"))
 
 

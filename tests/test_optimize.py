@@ -129,8 +129,9 @@ def test_builtin_skills_loop_on_heldout_instances(tmp_path, name):
     assert f["source"] != open(os.path.join(HELD, name, "naive.cu")).read()
     r = _gate_ok(tmp_path, f["source"], os.path.join(HELD, name), "naive.cu")
     assert r.returncode == 0, r.stdout + r.stderr
-    # the loop checked preconditions before choosing: no skills candidate was forced
-    assert not any(c["forced"] for c in doc["candidates"])
+    # the loop checked preconditions before choosing: the only candidates applied with a
+    # precondition unchecked are near misses, each naming the one it could not prove
+    assert all(len(c.get("unproven") or ()) == 1 for c in doc["candidates"] if c["forced"])
     assert f["measured"] is False and f["speedup_vs_start"] is None
 
 
@@ -309,7 +310,7 @@ def test_summary_takes_expert_fraction_and_vendor_ratio_from_the_target_baseline
     runs = [dict(run("w", "skills", {"naive": {"ok": True, "ms": 8.0, "final_ms": 4.0,
                                                "speedup_median": 2.0}},
                      [{"evaluation": 2, "speedup_vs_start": 1.9, "spec": "p"}]),
-                 library={"catalogue": True}),
+                 library={"catalogue": True, "unproven": True}),
             run("w", "blind", {"naive": {"ok": True, "identical": True,
                                          "speedup_median": 1.0}})]
     base = {"w": {"target": "w", "vendor": {"ms": 2.0},
@@ -341,11 +342,14 @@ def test_summary_labels_cards_only_runs_and_compares_on_common_targets():
                           "speedup_vs_start": sp}, "accepted": [],
                 "timing": {"naive": {"ok": True, "speedup_median": sp}}}
 
-    runs = [run("a", "skills", 4.0, {"catalogue": True}),
+    runs = [run("a", "skills", 4.0, {"catalogue": True, "unproven": True}),
+            run("a", "skills", 3.5, {"catalogue": True}),  # from before unproven offers
             run("a", "skills", 2.0, {"catalogue": False}), run("a", "blind", 3.0),
             run("b", "skills", 1.0, {}), run("b", "blind", 9.0)]  # b: no catalogue run
     s = summarize(runs, {})
-    assert {r["strategy"] for r in s["rows"]} == {"skills", "skills-cards", "blind"}
+    assert {r["strategy"] for r in s["rows"]} == {"skills", "skills-proven", "skills-cards",
+                                                  "blind"}
+    assert agg_of(s, "heldout/skills-proven") == pytest.approx(3.5)
     agg = s["aggregate"]
     # every strategy is averaged over the targets they all have: a only
     assert agg["heldout/skills"]["geomean_speedup"] == pytest.approx(4.0)
@@ -358,6 +362,12 @@ def test_summary_labels_cards_only_runs_and_compares_on_common_targets():
     assert _key({"target": "a", "strategy": "skills", "seed": 0}) == ("a", "skills", 0)
     assert _key({"target": "a", "strategy": "skills", "seed": 0, "catalogue": False}) == \
         ("a", "skills-cards", 0)
+    assert _key({"target": "a", "strategy": "skills", "seed": 0, "unproven": False}) == \
+        ("a", "skills-proven", 0)
+
+
+def agg_of(summary, key):
+    return summary["aggregate"][key]["geomean_speedup"]
 
 
 def _reduce_sum_menu(catalogue):
@@ -465,3 +475,35 @@ def test_experiment_report_with_notes_and_a_missing_notes_file(tmp_path, capsys)
                  str(tmp_path / "R2.md"), "--notes", str(tmp_path / "none.md"), "-q"]) == 2
     assert "none.md: no such file" in capsys.readouterr().err
     assert not (tmp_path / "R2.md").exists()
+
+
+def test_near_miss_offers_come_last_and_name_their_open_precondition():
+    """group_norm's naive kernel writes y[base + i] with base = f(t / G, t % G): the row
+    analysis cannot prove rows row-major (unknown, not refuted). With unproven offers
+    row-per-warp is offered after every proven offer, naming that one precondition; a site
+    where a precondition fails is still never offered; --proven-only leaves it out."""
+    from kltrans.lineage.walk import WORKLOAD_FACTS, tolerance_facts
+    from kltrans.optimize.retrieve import build_menu, load_library, workload_profile
+    from kltrans.passes.facts import Context
+    from kltrans.syntax import parse
+    from kltrans.workload.spec import load_workload
+
+    wl = load_workload(os.path.join(HELD, "group_norm"))
+    path = os.path.join(HELD, "group_norm", "naive.cu")
+    unit = parse(open(path, "rb").read(), path)
+    ctx = Context.from_strings(tuple(WORKLOAD_FACTS) + tuple(tolerance_facts(wl)), "sm_90", False,
+                               "group_norm_naive")
+    cards = load_library(os.path.join(ROOT, "skills"))
+    rejected: list = []
+    menu = build_menu(unit, ctx, cards, workload_profile(wl), {}, rejected, catalogue=True,
+                      unproven=True)
+    near = [o for o in menu if o.unproven]
+    assert [(o.card, o.unproven) for o in near] == [("row-per-warp", ("row-major",))]
+    assert menu.index(near[0]) == len(menu) - 1  # after every proven offer
+    assert near[0].option("group").default == 32  # the evidence's group=cols fails here
+    assert near[0].summary["unproven"] == ["row-major"]
+    assert any(r["card"] == "privatize-columns" and r["reason"].startswith("fails")
+               for r in rejected)
+    assert not any(o.card == "privatize-columns" for o in menu)
+    proven = build_menu(unit, ctx, cards, workload_profile(wl), {}, [], catalogue=True)
+    assert not any(o.unproven for o in proven) and len(proven) == len(menu) - 1

@@ -37,6 +37,9 @@ def register(sub) -> None:
     so.add_argument("--no-catalogue", dest="catalogue", action="store_false",
                     help="skills: offer the cards only (by default the optimize passes no "
                          "card covers follow them, preconditions checked, no evidence)")
+    so.add_argument("--proven-only", dest="unproven", action="store_false",
+                    help="skills: offer only sites where every precondition holds (by default "
+                         "sites where none fails but some are unknown follow, the gate decides)")
     so.add_argument("--backend", choices=("cuda", "cpu", "auto"), default="auto")
     so.add_argument("--kernel-name", default=None, metavar="NAME")
     so.add_argument("--arch", default=None)
@@ -68,6 +71,8 @@ def register(sub) -> None:
                     choices=("skills", "blind", "memory"))
     se.add_argument("--no-catalogue", dest="catalogue", action="store_false",
                     help="skills: the cards only, no catalogue tail (reported as skills-cards)")
+    se.add_argument("--proven-only", dest="unproven", action="store_false",
+                    help="skills: no unproven offers (reported as skills-proven)")
     se.add_argument("--seeds", nargs="+", type=int, default=[0])
     se.add_argument("--only", nargs="+", default=None, metavar="NAME", help="only these targets")
     se.add_argument("--no-heldout", action="store_true", help="corpus workloads only")
@@ -109,7 +114,7 @@ def cmd_optimize(args) -> int:
         args.kernel, args.workload, skills=args.skills, corpus=args.corpus, budget=args.budget,
         time_budget=args.time_budget, strategy=args.strategy, filler=args.filler,
         backend=args.backend, kernel_name=args.kernel_name, exclude_own=args.exclude_own,
-        catalogue=args.catalogue,
+        catalogue=args.catalogue, unproven=args.unproven,
         seed=args.seed, arch=args.arch, assume=tuple(args.assume), size_limit=args.size_limit,
         trials=args.trials, trial_ms=args.trial_ms, llm_base_url=args.llm_base_url, llm_model=args.llm_model,
         llm_timeout=args.llm_timeout, llm_retries=args.llm_retries, fallback=args.fallback,

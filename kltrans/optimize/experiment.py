@@ -58,7 +58,8 @@ def optimize_task(item: dict) -> dict:
                            backend=item["backend"], exclude_own=t["kind"] == "corpus",
                            seed=item["seed"], size_limit=item.get("size_limit"),
                            trials=item.get("trials", 5), trial_ms=item.get("trial_ms", 100.0),
-                           catalogue=item.get("catalogue", True), progress=False)
+                           catalogue=item.get("catalogue", True),
+                           unproven=item.get("unproven", True), progress=False)
     t0 = time.perf_counter()
     try:
         doc = run(opts)
@@ -70,8 +71,8 @@ def optimize_task(item: dict) -> dict:
            "termination": doc["termination"], "final": doc["final"],
            "accepted": doc["accepted"], "library": doc["library"],
            "candidates": [{k: c.get(k) for k in ("evaluation", "spec", "site", "verdict",
-                                                  "stage", "forced", "card", "seconds",
-                                                  "phases", "traceback")}
+                                                  "stage", "forced", "unproven", "card",
+                                                  "seconds", "phases", "traceback")}
                           | {"reason": (c.get("reason") or "")[:300]}
                           for c in doc["candidates"]],
            "events": doc["events"]}
@@ -149,9 +150,13 @@ def target_baseline_task(item: dict) -> dict:
 
 def label(run: dict) -> str:
     """The strategy a run is reported under: a skills run that offered the cards only (no
-    catalogue tail, as every skills run did before the tail existed) is ``skills-cards``."""
-    if run.get("strategy") == "skills" and not (run.get("library") or {}).get("catalogue"):
+    catalogue tail, as every skills run did before the tail existed) is ``skills-cards``;
+    one with the tail but no unproven offers (as before those existed) ``skills-proven``."""
+    lib = run.get("library") or {}
+    if run.get("strategy") == "skills" and not lib.get("catalogue"):
         return "skills-cards"
+    if run.get("strategy") == "skills" and not lib.get("unproven"):
+        return "skills-proven"
     return run.get("strategy")
 
 
@@ -227,7 +232,8 @@ def _key(it: dict) -> tuple:
     """An item's key, as :func:`label` reports its run (a resumed experiment never takes a
     cards-only skills run for one with the catalogue tail)."""
     strat = label({"strategy": it["strategy"],
-                   "library": {"catalogue": it.get("catalogue", True)}})
+                   "library": {"catalogue": it.get("catalogue", True),
+                               "unproven": it.get("unproven", True)}})
     return (it["target"]["name"] if isinstance(it["target"], dict) else it["target"],
             strat, it["seed"])
 
@@ -252,7 +258,8 @@ def run_experiment(args) -> dict:
     items = [{"target": t, "strategy": s, "seed": seed, "budget": args.budget,
               "skills": args.skills, "corpus": args.corpus, "backend": backend,
               "size_limit": args.size_limit, "trials": args.trials,
-              "trial_ms": args.trial_ms, "catalogue": getattr(args, "catalogue", True)}
+              "trial_ms": args.trial_ms, "catalogue": getattr(args, "catalogue", True),
+              "unproven": getattr(args, "unproven", True)}
              for t in tg for s in args.strategies for seed in args.seeds]
     # every finished run is kept in experiment.partial.json at once (atomically), so an
     # interrupted experiment resumes with --resume and recomputes nothing it reported
@@ -463,7 +470,8 @@ def render_svg(summary: dict) -> str:
     for i, (k, v) in enumerate(items):
         h = (H - 2 * pad) * v / top
         x = pad + i * bw + 4
-        color = {"skills": "#2b7bb9", "skills-cards": "#7fb3dc", "blind": "#b9b92b",
+        color = {"skills": "#2b7bb9", "skills-cards": "#7fb3dc",
+                 "skills-proven": "#5a97cb", "blind": "#b9b92b",
                  "memory": "#b92b5e"}.get(
             k.split("/")[1], "#888")
         parts.append(f'<rect x="{x:.1f}" y="{H - pad - h:.1f}" width="{bw - 8:.1f}" '

@@ -37,6 +37,9 @@ class Offer:
     options: tuple[OptionChoice, ...] = ()
     score: float = 0.0     # retrieval rank: larger is stronger evidence
     summary: dict = field(default_factory=dict)  # intent, preconditions, effect, failures avoided
+    # preconditions the analysis could neither prove nor refute at this site (an "unproven"
+    # offer: offered after every proven one, applied with them unchecked, the gate decides)
+    unproven: tuple = ()
 
     def option(self, name: str) -> OptionChoice | None:
         return next((o for o in self.options if o.name == name), None)

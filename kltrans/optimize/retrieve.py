@@ -245,13 +245,21 @@ def catalogue_cards(cards: list[Card]) -> list[Card]:
 
 
 def build_menu(unit, ctx, cards: list[Card], target: dict, profiles: dict,
-               rejected: list | None = None, catalogue: bool = False) -> list[Offer]:
+               rejected: list | None = None, catalogue: bool = False,
+               unproven: bool = False) -> list[Offer]:
     """Offers for every (card, site) that applies, best evidence first. Sites ruled out by
     a precondition are appended to ``rejected`` (card, site, precondition, reason).
 
     ``catalogue``: also offer, after every card, the optimize passes no card covers, under
     the same precondition checks (each pass's own "when"), in the catalogue's order; they
-    carry no evidence (no effect, no option values seen, no failures avoided)."""
+    carry no evidence (no effect, no option values seen, no failures avoided).
+
+    ``unproven``: a near miss -- a site where every precondition holds but one that is
+    *unknown* (the analysis can neither prove nor refute it: a non-affine offset, a
+    tolerance, an alignment it cannot see) -- is offered too, after every proven offer,
+    with that precondition named in ``Offer.unproven``; it is applied with it unchecked
+    and the gate decides. A site where a precondition fails, or where several are open, is
+    never offered."""
     from kltrans.passes.registry import get_pass
 
     feats = kernel_features(unit)
@@ -283,14 +291,22 @@ def build_menu(unit, ctx, cards: list[Card], target: dict, profiles: dict,
         for s in sites:
             p, choices = configured(cls, {c.name: c.default for c in base}), base
             failing = [(pre, v) for pre, v in p.check(s, ctx) if not v.holds]
+
+            def near_miss(f):  # every precondition holds but one, which is unknown
+                return unproven and len(f) == 1 and f[0][1].is_unknown
+
             if failing and alt.option_values() != p.option_values():
                 s_alt = s.__class__(s.unit, s.match, s.function, s.index, alt)
-                if all(v.holds for _, v in alt.check(s_alt, ctx)):
-                    p, s, failing = alt, s_alt, []
+                f_alt = [(pre, v) for pre, v in alt.check(s_alt, ctx) if not v.holds]
+                if not f_alt or (near_miss(f_alt) and not near_miss(failing)):
+                    p, s, failing = alt, s_alt, f_alt
                     dflt = alt.option_values()
                     choices = tuple(_first(c, dflt[c.name]) for c in base)
             loc = s.location()
             where = f"{loc.path}:{loc.line}:{loc.column}"
+            open_ = ()
+            if near_miss(failing):
+                open_, failing = (failing[0][0].name,), []
             if failing:
                 if rejected is not None:
                     pre, v = failing[0]
@@ -309,8 +325,10 @@ def build_menu(unit, ctx, cards: list[Card], target: dict, profiles: dict,
                            {k: i[k] for k in ("workload", "precondition", "stage", "evidence")
                             if k in i} for i in (d["failures_avoided"].get("items") or [])[:6]],
                        "rank": parts}
+            if open_:
+                summary["unproven"] = list(open_)
             offers.append(Offer("", card.id, card.pass_name, s.index, where, snippet,
-                                choices, rank, summary))
+                                choices, rank - 10000.0 if open_ else rank, summary, open_))
     offers.sort(key=lambda o: (-o.score, o.card, o.site))
     import dataclasses
 

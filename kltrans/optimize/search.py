@@ -59,6 +59,7 @@ class OptimizeOptions:
     llm_retries: int = 3
     fallback: str | None = None
     catalogue: bool = True  # skills: after the cards, the passes no card covers
+    unproven: bool = True  # skills: then the sites whose preconditions are only unknown
     timeout_s: float = 300.0
     bench_size: dict | None = None  # paired timings' size (default: see run())
     progress: bool = True
@@ -82,9 +83,11 @@ class SkillsProposer:
     """Menu of applicable cards (then, with ``catalogue``, the passes no card covers, their
     preconditions checked all the same); the filler chooses."""
 
-    def __init__(self, cards, target, profiles, filler, fallback=None, catalogue=False):
+    def __init__(self, cards, target, profiles, filler, fallback=None, catalogue=False,
+                 unproven=False):
         self.cards, self.target, self.profiles = cards, target, profiles
         self.filler, self.fallback, self.catalogue = filler, fallback, catalogue
+        self.unproven = unproven
         self.events: list[dict] = []
         self._menus: dict[str, tuple] = {}
 
@@ -94,7 +97,8 @@ class SkillsProposer:
         if state not in self._menus:
             rejected: list = []
             self._menus[state] = (build_menu(unit, ctx, self.cards, self.target, self.profiles,
-                                             rejected, self.catalogue), rejected)
+                                             rejected, self.catalogue, self.unproven),
+                                  rejected)
         return self._menus[state]
 
     def propose(self, unit, ctx, state, tried):
@@ -144,8 +148,9 @@ class SkillsProposer:
                                     "offer": offer.id})
                 continue
             p = configured(get_pass(offer.pass_name), opts)
-            return Proposal(p, offer.site, False,
-                            {"card": offer.card, "site": offer.site, "options": opts,
+            meta = {"unproven": list(offer.unproven)} if offer.unproven else {}
+            return Proposal(p, offer.site, bool(offer.unproven),
+                            {"card": offer.card, "site": offer.site, "options": opts, **meta,
                              "location": offer.location, "snippet": offer.snippet,
                              "offer": offer.id,
                              "rationale": pick.rationale, "filler": self.filler.name,
@@ -368,10 +373,10 @@ def run(opts: OptimizeOptions) -> dict:
         filler = _make_filler(opts)
         proposer = SkillsProposer(cards, target, profiles, filler,
                                   "builtin" if opts.fallback == "builtin" else None,
-                                  opts.catalogue)
+                                  opts.catalogue, opts.unproven)
         library = {"dir": opts.skills, "cards": [c.id for c in cards],
                    "excluded_workloads": [wl.name] if opts.exclude_own else [],
-                   "catalogue": opts.catalogue}
+                   "catalogue": opts.catalogue, "unproven": opts.unproven}
     elif opts.strategy == "blind":
         proposer = BlindProposer(opts.seed)
         library = None
