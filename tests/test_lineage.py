@@ -223,3 +223,46 @@ def test_invalid_cards_are_reported(walked, tmp_path, capsys):
     assert main(["skills", "list", "--dir", str(d)]) == 2
     assert "broken.yaml:" in capsys.readouterr().err
     assert yaml.safe_load((d / "restrict-pointers.yaml").read_text())["id"] == "restrict-pointers"
+
+
+# ------------------------------------------------------------------ the GPU choice rule
+def _cand(name, trials=None, screened=False, ok=True):
+    from kltrans.lineage.walk import Candidate
+
+    c = Candidate(name, {}, name, 1, 1, 1, "k", b"", name, roundtrip={"ok": True})
+    if trials is not None:
+        c.effect = {"ok": ok, "slowdown_trials": trials,
+                    "slowdown_median": sorted(trials)[len(trials) // 2]}
+        if screened:
+            c.effect["screened"] = True
+    return c
+
+
+def test_gpu_choice_takes_the_costliest_removal_whose_inverse_is_no_slower():
+    from kltrans.lineage.walk import choose_step
+
+    a = _cand("a", [1.0, 1.0, 1.0, 1.0, 1.0])
+    b = _cand("b", [2.7, 2.8, 2.8, 2.8, 2.9])
+    c = _cand("c", [3.5, 3.6, 0.98, 3.6, 3.6])  # costlier, but one trial has A slower
+    d = _cand("d", [9.0], screened=True)        # screened only: never chosen by time
+    assert choose_step([a, b, c, d], 1.02)[:2] == ("max-time", b)
+    assert b.roundtrip["no_slower"] is True and c.roundtrip["no_slower"] is False
+    # where no inverse is no slower in every trial, the costliest
+    e = _cand("e", [1.5, 1.5, 0.9, 1.5, 1.5])
+    assert choose_step([e, c], 1.02)[:2] == ("max-time", c)
+    # a removal that costs nothing never beats a costly one, no-slower or not
+    assert choose_step([a, c], 1.02)[:2] == ("max-time", c)
+
+
+def test_gpu_choice_among_ties_is_the_walk_order():
+    from kltrans.lineage.walk import choose_step
+
+    first = _cand("first", [1.3], screened=True)  # screened: its one trial was noise
+    timed = [_cand("x", [1.01, 1.0, 1.005, 1.0, 1.0]), _cand("y", [1.0, 1.01, 1.0, 1.0, 1.0])]
+    rule, chosen, needs_timing = choose_step([first] + timed, 1.02)
+    assert (rule, chosen, needs_timing) == ("walk-order-tie", first, True)
+    # the first in walk order already timed fully needs no more trials
+    assert choose_step(timed, 1.02) == ("walk-order-tie", timed[0], False)
+    # nothing timed (every timing failed): the walk order, as without a GPU
+    failed = [_cand("p", [1.0], ok=False), _cand("q", [1.0], ok=False)]
+    assert choose_step(failed, 1.02)[:2] == ("walk-order", failed[0])

@@ -34,9 +34,10 @@ def test_gpu_walk_screens_candidates_and_chooses_by_time(tmp_path):
         def key(x):
             return (x["roundtrip"]["no_slower"], x["effect"]["slowdown_median"])
         if t["chosen_by"] == "max-time":
-            # the chosen step costs at least as much as every alternative timed as fully
-            # (those whose inverse is no slower first), and at least 2%
-            assert all(key(t) >= key(a) for a in full) and e["slowdown_median"] >= 1.02
+            # the chosen step costs at least 2% and at least as much as every alternative
+            # timed as fully that does (those whose inverse is no slower first)
+            assert e["slowdown_median"] >= 1.02
+            assert all(key(t) >= key(a) for a in full if a["effect"]["slowdown_median"] >= 1.02)
         else:  # a tie: no removal timed fully costs 2%
             assert all(a["effect"]["slowdown_median"] < 1.02 for a in full)
         assert all(len(a["effect"]["slowdown_trials"]) == 1 for a in alts

@@ -438,37 +438,15 @@ def _walk(opts: WalkOptions, ex: _LazyExecutor) -> dict:
             doc["termination"] = end
             doc["rejected_at_end"] = [c.to_json() for c in cands]
             break
-        rule = "walk-order"
+        rule, chosen = "walk-order", accepted[0]
         if backend == "cuda":
             _measure(accepted, cur, opts, wl, expert_path, ex)
             doc["gpu"] = doc.get("gpu") or next(
                 (c.effect.get("device") for c in accepted if c.effect and c.effect.get("ok")), None)
-            timed = [c for c in accepted if c.effect and c.effect.get("ok")
-                     and not c.effect.get("screened")]
-            for c in timed:  # the round trip on a GPU: the inverse (A) is no slower than B
-                c.roundtrip = dict(c.roundtrip or {}, no_slower=all(
-                    r >= 0.99 for r in c.effect["slowdown_trials"]))
-            if timed:
-                rule = "max-time"
-                # the costliest removal among those whose inverse is no slower in every
-                # trial; where none is, the costliest (its no_slower: false is recorded)
-                chosen = max(timed, key=lambda c: (c.roundtrip["no_slower"],
-                                                   c.effect["slowdown_median"]))
-                if chosen.effect["slowdown_median"] < opts.min_cost:
-                    # no removal costs measurably more than another: the catalogue's
-                    # order decides, as without a GPU (a choice among ties made by noise
-                    # is neither reproducible nor informed, and can lead into a dead end)
-                    rule, chosen = "walk-order-tie", accepted[0]
-                    if chosen.effect is None or chosen.effect.get("screened") or \
-                            not chosen.effect.get("ok"):
-                        _bench([chosen], 5, cur, opts, wl, expert_path, ex)
-                    if chosen.effect.get("ok"):
-                        chosen.roundtrip = dict(chosen.roundtrip or {}, no_slower=all(
-                            r >= 0.99 for r in chosen.effect["slowdown_trials"]))
-            else:
-                chosen = accepted[0]
-        else:
-            chosen = accepted[0]
+            rule, chosen, more = choose_step(accepted, opts.min_cost)
+            if more:  # a tie goes to a candidate the screen timed once: time it fully
+                _bench([chosen], 5, cur, opts, wl, expert_path, ex)
+                _mark_no_slower(chosen)
         step += 1
         new = chosen.after
         probes = []
@@ -734,6 +712,38 @@ def step_effect(r: dict) -> dict:
             "slowdown_median": sorted(ratios)[len(ratios) // 2],
             "slowdown_trials": ratios, "spread": max(ratios) - min(ratios),
             "device": r.get("device"), "size": r.get("size")}
+
+
+def _mark_no_slower(c: Candidate) -> None:
+    """The round trip on a GPU: the inverse (the state before the step) is no slower than
+    the simplified state in every trial (ratio >= 0.99)."""
+    if c.effect and c.effect.get("ok"):
+        c.roundtrip = dict(c.roundtrip or {}, no_slower=all(
+            r >= 0.99 for r in c.effect["slowdown_trials"]))
+
+
+def choose_step(accepted: list, min_cost: float) -> tuple:
+    """The GPU choice among accepted, timed candidates: ``(rule, chosen, needs_timing)``.
+
+    ``max-time``: among the removals that cost at least ``min_cost`` (median slowdown
+    over five trials), the costliest whose inverse is no slower in every trial (where none
+    is, the costliest). Where none costs that much, no removal costs measurably more than another
+    and the walk order decides (``walk-order-tie``: a choice among ties made by noise is
+    neither reproducible nor informed, and can lead into a dead end); ``needs_timing``
+    says the chosen one was only screened (one trial) and must be timed fully. With
+    nothing timed (every timing failed), ``walk-order``."""
+    timed = [c for c in accepted if c.effect and c.effect.get("ok")
+             and not c.effect.get("screened")]
+    for c in timed:
+        _mark_no_slower(c)
+    if not timed:
+        return "walk-order", accepted[0], False
+    costly = [c for c in timed if c.effect["slowdown_median"] >= min_cost]
+    if costly:
+        return "max-time", max(costly, key=lambda c: (c.roundtrip["no_slower"],
+                                                      c.effect["slowdown_median"])), False
+    first = accepted[0]
+    return "walk-order-tie", first, first not in timed
 
 
 def _bench(cands, trials: int, cur: bytes, opts, wl, expert_path, ex) -> None:
