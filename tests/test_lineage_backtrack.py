@@ -31,6 +31,10 @@ def test_dead_end_without_backtracking(tmp_path):
     assert [t["pass"] for t in doc["transitions"]] == ["drop-stream-hints", "reroll",
                                                        "reroll-stride"]
     assert "backtracks" not in doc
+    # each step says where its time went (no GPU: no timing phase)
+    for t in doc["transitions"]:
+        assert set(t["seconds_by_phase"]) == {"enumerate", "gate"}
+        assert sum(t["seconds_by_phase"].values()) <= t["seconds"] + 0.05
 
 
 def test_backtracking_goes_back_and_prunes_dead_states(tmp_path):

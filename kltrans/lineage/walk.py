@@ -418,8 +418,11 @@ def _walk(opts: WalkOptions, ex: _LazyExecutor) -> dict:
             doc["residual_mechanisms"] = [{"mechanism": m, "line": ln} for m, ln in left]
             doc["not_applicable_at_end"] = [c.to_json() for c in cands]
             break
+        t_gate = time.perf_counter()
         _gate_all([c for c in live if c.accepted], opts, wl, kernel, ne, sizes, backend,
                   expert_path, ex)
+        split = {"enumerate": round(t_gate - t0, 2),
+                 "gate": round(time.perf_counter() - t_gate, 2)}
         dead = _dead_states(doc)
         for c in live:  # a state a backtrack left is dead whichever step leads to it
             if c.accepted and c.after_hash in dead:
@@ -440,6 +443,7 @@ def _walk(opts: WalkOptions, ex: _LazyExecutor) -> dict:
             break
         rule, chosen = "walk-order", accepted[0]
         if backend == "cuda":
+            t_time = time.perf_counter()
             _measure(accepted, cur, opts, wl, expert_path, ex)
             doc["gpu"] = doc.get("gpu") or next(
                 (c.effect.get("device") for c in accepted if c.effect and c.effect.get("ok")), None)
@@ -447,12 +451,15 @@ def _walk(opts: WalkOptions, ex: _LazyExecutor) -> dict:
             if more:  # a tie goes to a candidate the screen timed once: time it fully
                 _bench([chosen], 5, cur, opts, wl, expert_path, ex)
                 _mark_no_slower(chosen)
+            split["time"] = round(time.perf_counter() - t_time, 2)
         step += 1
         new = chosen.after
         probes = []
+        t_probe = time.perf_counter()
         if opts.probes:
             probes = probe_step(new, chosen, ctx, opts, wl, kernel, ne, sizes, backend,
                                 expert_path, ex)
+            split["probes"] = round(time.perf_counter() - t_probe, 2)
         tr = {"step": step, "pass": chosen.pass_name, "options": chosen.options,
               "spec": chosen.spec,
               "site": {"index": chosen.site, "line": chosen.line, "column": chosen.column,
@@ -464,7 +471,10 @@ def _walk(opts: WalkOptions, ex: _LazyExecutor) -> dict:
               "alternatives": [c.to_json() for c in accepted if c is not chosen],
               "rejected": [c.to_json() for c in cands if not c.accepted],
               "probes": probes,
-              "seconds": round(time.perf_counter() - t0, 2)}
+              "seconds": round(time.perf_counter() - t0, 2),
+              # where the step's wall time went: anchors and rewrites, gating the
+              # candidates, timing them (GPU), probing what fails
+              "seconds_by_phase": split}
         doc["transitions"].append(tr)
         gate_doc = {"ok": True, "stages": chosen.gate,
                     "resources": _abs_resources(cur_gate.get("resources"), chosen.resources)}
@@ -474,7 +484,8 @@ def _walk(opts: WalkOptions, ex: _LazyExecutor) -> dict:
         _say(opts, f"step {step}: {chosen.spec} at site {chosen.site} "
                    f"(line {chosen.line}, {chosen.function}) chosen by {rule}; "
                    f"{len(accepted) - 1} alternative(s), "
-                   f"{len(cands) - len(accepted)} rejected")
+                   f"{len(cands) - len(accepted)} rejected; "
+                   + ", ".join(f"{k} {v:.1f} s" for k, v in split.items()))
         cur, cur_gate = new, gate_doc
     old = store.mark_naive(out, doc) if doc["termination"]["kind"] == "naive" else None
     store.save(out, doc, {})
