@@ -572,16 +572,26 @@ def _backtrack(doc, out, end, opts, ctx, wl, kernel, ne, sizes, backend, expert_
                                   "roundtrip", "effect") if k in t}
         others = [a for a in t["alternatives"] if a is not alt] + [
             dict(left, after_hash=t["after"], dead_end=True)]
+        t0, split = time.perf_counter(), {}
+        e = chosen.effect or {}
+        if backend == "cuda" and (not e.get("ok") or e.get("screened")):
+            _bench([chosen], 5, before, opts, wl, expert_path, ex)  # a step is timed fully
+            _mark_no_slower(chosen)
+            split["time"] = round(time.perf_counter() - t0, 2)
         probes = []
         if opts.probes:
+            t1 = time.perf_counter()
             probes = probe_step(new, chosen, ctx, opts, wl, kernel, ne, sizes, backend,
                                 expert_path, ex)
+            split["probes"] = round(time.perf_counter() - t1, 2)
         tr = dict(t, **{"pass": chosen.pass_name, "options": chosen.options,
                         "spec": chosen.spec, "site": alt["site"], "after": chosen.after_hash,
                         "chosen_by": rule + "+backtrack", "gate": chosen.gate,
                         "resources": chosen.resources, "roundtrip": chosen.roundtrip,
                         "effect": chosen.effect or {"ok": False, "reason": "no GPU: not timed"},
-                        "alternatives": others, "probes": probes})
+                        "alternatives": others, "probes": probes,
+                        "seconds": round(time.perf_counter() - t0, 2),
+                        "seconds_by_phase": split})
         trs.append(tr)
         prev_gate = doc["states"][j]["gate"]
         gate_doc = {"ok": True, "stages": chosen.gate,
