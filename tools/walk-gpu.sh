@@ -7,7 +7,9 @@
 #       walks each named expert (default: every corpus workload whose committed lineage was
 #       walked on the CPU) into bench/walk-gpu/W, all at once, resuming what is there;
 #       stops before WALK_SECONDS (560); SIDE_MS (default 100) is each side of a paired
-#       trial; WALK_TEST=1 also runs tests/test_walk_gpu.py alone first
+#       trial; PROBES (default 6) the probes per step; WALK_TEST=1 also runs
+#       tests/test_walk_gpu.py alone first. Each step's seconds_by_phase (lineage.json)
+#       says where its time went
 # then here, after each call:
 #   bash tools/walk-gpu.sh keep DIR     # DIR = the call's files_at: bench/walk-gpu/ as it was left
 # and once walks reach their end:
@@ -40,7 +42,7 @@ case "${1:-}" in
     for w in ${WALKS:-$(cpu_walked)}; do
       timeout --signal=INT --kill-after=20 "$left" python3 -m kltrans lineage "corpus/$w" \
         --backend cuda --out "$DIR/$w" --jobs $(( ngpu * ${SLOTS_PER_GPU:-2} )) \
-        --side-ms "${SIDE_MS:-100}" >> "$DIR/$w.log" 2>&1 &
+        --side-ms "${SIDE_MS:-100}" --probes "${PROBES:-6}" >> "$DIR/$w.log" 2>&1 &
     done
     wait || true
     for f in "$DIR"/*.log; do echo "$(basename "$f" .log): $(tail -1 "$f")"; done
