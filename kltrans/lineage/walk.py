@@ -496,16 +496,14 @@ def _walk(opts: WalkOptions, ex: _LazyExecutor) -> dict:
     return doc
 
 
-def _alt_key(a: dict) -> tuple:
-    """How the walk chose among a step's candidates, as a sort key (largest first): on a
-    GPU the fully timed ones whose inverse is no slower, by the time their removal costs,
-    then the screened ones by their one trial; without timings, walk order."""
-    e = a.get("effect") or {}
-    if not e.get("ok"):
-        return (0, 0, 0, 0.0)
-    return (1, 0 if e.get("screened") else 1,
-            (1 if (a.get("roundtrip") or {}).get("no_slower", True) else 0),
-            e["slowdown_median"])
+def _candidate(a: dict) -> Candidate:
+    """An accepted candidate back from its record (``Candidate.to_json``), source aside."""
+    site = a["site"]
+    return Candidate(a["pass"], a["options"], a["spec"], site["index"], site["line"],
+                     site["column"], site["function"], None, a.get("after_hash"),
+                     gate=a.get("gate") or [], resources=a.get("resources"),
+                     roundtrip=dict(a.get("roundtrip") or {}) or None,
+                     effect=dict(a["effect"]) if a.get("effect") else None)
 
 
 def _dead_states(doc) -> set:
@@ -537,18 +535,22 @@ def _backtrack(doc, out, end, opts, ctx, wl, kernel, ne, sizes, backend, expert_
     dead = _dead_states(doc) | {x["after"] for x in trs}
     for j in range(len(trs) - 1, -1, -1):
         t = trs[j]
-        alts = [a for a in t["alternatives"] if a.get("after_hash") not in dead]
+        alts = [_candidate(a) for a in t["alternatives"] if a.get("after_hash") not in dead]
         if not alts:
             continue
-        rule = t["chosen_by"].split("+")[0]
-        alt = max(alts, key=_alt_key) if rule == "max-time" else alts[0]
         before = store.read_state(out, doc["states"][j])
-        p = parse_pipeline(alt["spec"])[0]
-        after, rep = run_pass(parse(before, expert_path), p, ctx, only_site=alt["site"]["index"])
-        if not rep.applied or content_hash(after.source) != alt.get("after_hash"):
-            dead.add(alt.get("after_hash"))  # cannot be rebuilt: skip it
+        while alts:  # the next by the rule that chose the step, as in the walk
+            rule, chosen, _ = (choose_step(alts, opts.min_cost) if backend == "cuda"
+                               else ("walk-order", alts[0], False))
+            after, rep = run_pass(parse(before, expert_path), parse_pipeline(chosen.spec)[0],
+                                  ctx, only_site=chosen.site)
+            if rep.applied and content_hash(after.source) == chosen.after_hash:
+                break
+            alts.remove(chosen)  # cannot be rebuilt: the next one
+        else:
             continue
-        new = after.source
+        alt = next(a for a in t["alternatives"] if a.get("after_hash") == chosen.after_hash)
+        new = chosen.after = after.source
         abandoned = [{"step": x["step"], "spec": x["spec"], "after": x["after"]}
                      for x in trs[j:]]
         done.append({"at_step": j + 1, "before": t["before"], "abandoned": abandoned,
@@ -562,11 +564,6 @@ def _backtrack(doc, out, end, opts, ctx, wl, kernel, ne, sizes, backend, expert_
                 os.remove(path)
         del doc["states"][j + 1:]
         del trs[j:]
-        chosen = Candidate(alt["pass"], alt["options"], alt["spec"], alt["site"]["index"],
-                           alt["site"]["line"], alt["site"]["column"], alt["site"]["function"],
-                           new, alt["after_hash"], gate=alt.get("gate") or [],
-                           resources=alt.get("resources"), roundtrip=alt.get("roundtrip"),
-                           effect=alt.get("effect"))
         # the abandoned step stays an alternative of its state, marked as a dead end
         left = {k: t[k] for k in ("pass", "options", "spec", "site", "gate", "resources",
                                   "roundtrip", "effect") if k in t}

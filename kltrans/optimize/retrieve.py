@@ -244,6 +244,11 @@ def catalogue_cards(cards: list[Card]) -> list[Card]:
     return out
 
 
+def _near_miss(failing: list, unproven: bool) -> bool:
+    """Every precondition holds but one, which is unknown (and near misses are offered)."""
+    return unproven and len(failing) == 1 and failing[0][1].is_unknown
+
+
 def build_menu(unit, ctx, cards: list[Card], target: dict, profiles: dict,
                rejected: list | None = None, catalogue: bool = False,
                unproven: bool = False) -> list[Offer]:
@@ -291,21 +296,18 @@ def build_menu(unit, ctx, cards: list[Card], target: dict, profiles: dict,
         for s in sites:
             p, choices = configured(cls, {c.name: c.default for c in base}), base
             failing = [(pre, v) for pre, v in p.check(s, ctx) if not v.holds]
-
-            def near_miss(f):  # every precondition holds but one, which is unknown
-                return unproven and len(f) == 1 and f[0][1].is_unknown
-
             if failing and alt.option_values() != p.option_values():
                 s_alt = s.__class__(s.unit, s.match, s.function, s.index, alt)
                 f_alt = [(pre, v) for pre, v in alt.check(s_alt, ctx) if not v.holds]
-                if not f_alt or (near_miss(f_alt) and not near_miss(failing)):
+                if not f_alt or (_near_miss(f_alt, unproven)
+                                 and not _near_miss(failing, unproven)):
                     p, s, failing = alt, s_alt, f_alt
                     dflt = alt.option_values()
                     choices = tuple(_first(c, dflt[c.name]) for c in base)
             loc = s.location()
             where = f"{loc.path}:{loc.line}:{loc.column}"
             open_ = ()
-            if near_miss(failing):
+            if _near_miss(failing, unproven):
                 open_, failing = (failing[0][0].name,), []
             if failing:
                 if rejected is not None:
