@@ -50,7 +50,7 @@ def _write(d, name, data):
 
 def part_gate(rows, lines, jobs=None):
     """Every gated fixture's output, gated through the executor (``jobs`` slots; several
-    per GPU overlap compiles, and the per-GPU lock keeps each correct stage alone)."""
+    per GPU overlap compiles; correct stages share the per-GPU lock)."""
     from kltrans.gate.executor import make_executor
     from kltrans.gate.tasks import gate_task
     from kltrans.passes.fixtures import run_case

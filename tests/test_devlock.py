@@ -70,3 +70,78 @@ def test_worker_reports_where_its_time_went():
     assert {"setup", "compile", "correct", "total"} <= set(ph)
     assert ph["total"] >= ph["correct"] > 0.0
     assert "lock_wait" not in ph  # the CPU emulator takes no GPU lock
+
+
+SH_PROBE = """
+import fcntl, os, sys
+fd = os.open(sys.argv[1], os.O_RDWR | os.O_CREAT, 0o666)
+try:
+    fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+    print("free")
+except BlockingIOError:
+    print("held")
+"""
+
+
+def _probe_shared(key: str) -> str:
+    p = subprocess.run([sys.executable, "-c", SH_PROBE, lock_path(key)], capture_output=True,
+                       text=True, timeout=60)
+    return p.stdout.strip()
+
+
+def test_correct_stages_share_the_lock_and_timings_do_not(tmp_path):
+    key = f"0000:{os.getpid():08x}:shared.0"
+    with gpu_lock(key, shared=True):
+        assert _probe_shared(key) == "free"  # another correct stage gets in
+        assert _probe(key) == "held"  # a timing does not
+        with gpu_lock(key, shared=True):  # nor does a second reader block
+            assert _probe(key) == "held"
+    assert _probe(key) == "free"
+    with gpu_lock(key):
+        assert _probe_shared(key) == "held"  # a correct stage waits for a timing
+    assert _probe_shared(key) == "free"
+
+
+def test_a_waiting_timing_goes_before_later_correct_stages():
+    """A timing that waits for the correct stages holding the GPU is not overtaken by a
+    correct stage that arrives after it: the turnstile keeps that one out."""
+    import threading
+
+    key = f"0000:{os.getpid():08x}:order.0"
+    order = []
+    first_reader_in, release_first = threading.Event(), threading.Event()
+
+    def reader1():
+        with gpu_lock(key, shared=True):
+            first_reader_in.set()
+            release_first.wait(60)
+
+    def writer():
+        with gpu_lock(key):
+            order.append("timing")
+
+    def reader2():
+        with gpu_lock(key, shared=True):
+            order.append("correct")
+
+    t1 = threading.Thread(target=reader1)
+    t1.start()
+    assert first_reader_in.wait(60)
+    tw = threading.Thread(target=writer)
+    tw.start()
+    turnstile = lock_path(key)[: -len(".lock")] + ".turnstile"
+    for _ in range(600):  # until the timing holds the turnstile (and waits for the GPU)
+        p = subprocess.run([sys.executable, "-c", PROBE, turnstile], capture_output=True,
+                           text=True, timeout=60)
+        if p.stdout.strip() == "held":
+            break
+    else:
+        raise AssertionError("the timing never reached the turnstile")
+    t2 = threading.Thread(target=reader2)
+    t2.start()
+    t2.join(0.5)
+    assert order == []  # the late correct stage waits, although only a reader holds the GPU
+    release_first.set()
+    for t in (t1, tw, t2):
+        t.join(60)
+    assert order == ["timing", "correct"]

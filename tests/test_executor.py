@@ -326,3 +326,28 @@ def test_scale_out_bad_arguments(args, capsys):
     with pytest.raises(SystemExit) as e:
         _scale_out().main(["--backend", "cpu"] + args)
     assert e.value.code == 2 and "error:" in capsys.readouterr().err
+
+
+def test_bench_many_gives_each_candidate_its_own_verdict():
+    """One worker times several candidates; a candidate the worker cannot take (no kernel
+    in it) fails alone before the worker starts, and a worker that fails as a whole (here:
+    no GPU, or a GPU worker that cannot start) gives each remaining candidate its
+    verdict, in input order."""
+    from kltrans.gate.backends import gpu_available
+    from kltrans.gate.tasks import bench_many_task
+
+    wl = os.path.join(ROOT, "corpus", "reduce-sum")
+    expert = open(os.path.join(wl, "expert.cu")).read()
+    item = {"a_source": expert, "a_name": "a.cu", "workload": wl, "trials": 1,
+            "side_ms": 20.0, "timeout_s": 120,
+            "bs": [{"source": "int x;\n", "name": "nokernel.cu"},
+                   {"source": expert, "name": "same.cu"}]}
+    out = run_task(dict(item, task="bench_many"))
+    r0, r1 = out["results"]
+    assert r0["ok"] is False and r0["verdict"] == "error" and "0 kernels" in r0["reason"]
+    assert r0["placement"]["pid"] == os.getpid()
+    if gpu_available():  # the GPU run is checked in tests/test_walk_gpu.py
+        assert r1["ok"] and r1["paired"]["trials_run"] == 1
+    else:
+        assert r1["ok"] is False and r1["verdict"] in ("error", "crash")
+    assert bench_many_task(dict(item, bs=[]))["results"] == []

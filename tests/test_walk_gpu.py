@@ -42,3 +42,29 @@ def test_gpu_walk_screens_candidates_and_chooses_by_time(tmp_path):
             assert all(a["effect"]["slowdown_median"] < 1.02 for a in full)
         assert all(len(a["effect"]["slowdown_trials"]) == 1 for a in alts
                    if a["effect"].get("screened"))
+
+
+@pytest.mark.gpu
+def test_bench_many_times_each_candidate_on_one_upload():
+    """The walk's timing job: one A against several B's in one worker. A B that does not
+    compile fails alone and the B's after it are still timed; the same kernel as A is a
+    tie within noise; the naive reduction is slower than the expert in every trial."""
+    from kltrans.gate.tasks import bench_many_task
+
+    wl = os.path.join(ROOT, "corpus", "reduce-sum")
+    expert = open(os.path.join(wl, "expert.cu")).read()
+    naive = open(os.path.join(wl, "naive.cu")).read()
+    body = expert.index("{", expert.index("__global__")) + 1
+    broken = expert[:body] + " undeclared_xyz = 1;" + expert[body:]  # a compile error
+    out = bench_many_task({
+        "a_source": expert, "a_name": "a.cu", "workload": wl, "trials": 3, "side_ms": 50.0,
+        "min_reps": 3, "timeout_s": 300, "kernel": None,
+        "bs": [{"source": expert, "name": "same.cu"},
+               {"source": broken, "name": "broken.cu"},
+               {"source": naive, "name": "naive.cu"}]})
+    same, bad, slow = out["results"]
+    assert bad["ok"] is False and "compile failed" in bad["reason"]
+    for r in (same, slow):
+        assert r["ok"] and r["device"] and len(r["paired"]["ratios"]) == 3
+    assert 0.8 < same["paired"]["ratio_median"] < 1.25
+    assert all(q < 1.0 for q in slow["paired"]["ratios"])  # time(A) / time(B): B is slower

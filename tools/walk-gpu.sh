@@ -8,8 +8,9 @@
 #       walked on the CPU) into bench/walk-gpu/W, all at once, resuming what is there;
 #       stops before WALK_SECONDS (560); SIDE_MS (default 100) is each side of a paired
 #       trial; PROBES (default 6) the probes per step; WALK_TEST=1 also runs
-#       tests/test_walk_gpu.py alone first. Each step's seconds_by_phase (lineage.json)
-#       says where its time went
+#       tests/test_walk_gpu.py alone first; SLOTS_PER_GPU (default 3) gate slots per GPU and
+#       walk. Each step's seconds_by_phase (lineage.json) says where its time went; a
+#       table of the walks (tools/walk-gpu-summary.py) is printed last
 # then here, after each call:
 #   bash tools/walk-gpu.sh keep DIR     # DIR = the call's files_at: bench/walk-gpu/ as it was left
 # and once walks reach their end:
@@ -37,15 +38,18 @@ case "${1:-}" in
           -o addopts="-ra --import-mode=importlib" tests/test_walk_gpu.py 2>&1 | tail -60; } \
         > "$OUT/walk_test.txt" || true
       tail -2 "$OUT/walk_test.txt"
+      grep -q " passed" "$OUT/walk_test.txt" && ! grep -q " failed" "$OUT/walk_test.txt" \
+        || { echo "the GPU walk tests did not pass: no walks this call"; exit 1; }
     fi
     left=$(( ${WALK_SECONDS:-560} - SECONDS ))
     for w in ${WALKS:-$(cpu_walked)}; do
       timeout --signal=INT --kill-after=20 "$left" python3 -m kltrans lineage "corpus/$w" \
-        --backend cuda --out "$DIR/$w" --jobs $(( ngpu * ${SLOTS_PER_GPU:-2} )) \
+        --backend cuda --out "$DIR/$w" --jobs $(( ngpu * ${SLOTS_PER_GPU:-3} )) \
         --side-ms "${SIDE_MS:-100}" --probes "${PROBES:-6}" >> "$DIR/$w.log" 2>&1 &
     done
     wait || true
     for f in "$DIR"/*.log; do echo "$(basename "$f" .log): $(tail -1 "$f")"; done
+    python3 tools/walk-gpu-summary.py "$DIR" || true
     tar czf "$OUT/walks.tgz" -C "$DIR" . ;;
   keep)
     d="${2:?files_at of the call}"

@@ -16,8 +16,8 @@ given, share the GPUs round-robin, but a ``gpu`` task still has its GPU to itsel
 the CPU backend ``jobs`` slots (default: the CPU cores). The gate's own workers also take
 a per-GPU lock (:mod:`kltrans.gate.devlock`) for everything they run on the GPU, so the
 walk and the experiment map with ``gpu=False`` and let several slots share a GPU: one
-slot's start-up and compiles overlap another's GPU work, and no two runs or timings
-share a GPU.
+slot's start-up and compiles overlap another's GPU work, correct stages run side by
+side, and a timing never shares its GPU.
 
 ``cluster="local:N"``: a Dask cluster on this machine (N worker processes, one thread
 each; on the cuda backend each worker pinned to one GPU and declaring the resource

@@ -209,7 +209,7 @@ def profile(backend, fn, wl, launch, sizes: dict, reps: int = 50, trials: int = 
 
 def paired(backend, fn_a, launch_a, fn_b, launch_b, wl, sizes: dict, reps: int = 50,
            trials: int = 5, warmup: int = 5, side_ms: float = 1500.0,
-           stop_when_slower: bool = False, min_reps: int = 5) -> dict:
+           stop_when_slower: bool = False, min_reps: int = 5, setup: Setup | None = None) -> dict:
     """Interleaved trials of A and B on the same inputs; ratio = time A / time B per trial.
 
     Slow kernels (a naive one can take 100 ms and more) get fewer repetitions and warm-up
@@ -217,8 +217,10 @@ def paired(backend, fn_a, launch_a, fn_b, launch_b, wl, sizes: dict, reps: int =
     repetitions, and warm-up stops at ``warmup`` launches or a quarter of ``side_ms``.
     ``stop_when_slower``: stop after the first trial in which B is not faster -- for a
     caller that accepts B only if it is faster in every trial, the remaining trials
-    cannot change the verdict (``trials_run`` says how many ran)."""
-    setup = Setup(backend, wl, sizes)
+    cannot change the verdict (``trials_run`` says how many ran). ``setup``: inputs
+    already uploaded (at ``sizes``), kept open for the caller's next pair."""
+    own = setup is None
+    setup = setup or Setup(backend, wl, sizes)
     try:
         def warm(n):
             for _ in range(n):
@@ -243,7 +245,8 @@ def paired(backend, fn_a, launch_a, fn_b, launch_b, wl, sizes: dict, reps: int =
             if stop_when_slower and ta[-1] / tb[-1] <= 1.0:
                 break
     finally:
-        setup.close()
+        if own:
+            setup.close()
     bw = copy_bandwidth(backend)
     ratios = [a / b for a, b in zip(ta, tb)]
     return {"a": _rates(_timing(wl, sizes, ta), wl, sizes, bw).to_json(),

@@ -147,12 +147,14 @@ def _stage_results(out: dict, stages) -> list[StageResult]:
     if "correct" in stages:
         c = out.get("correct") or {}
         if c.get("ok"):
-            res.append(StageResult("correct", "pass", f"{c['checks']} checks", {"correct": c}, secs))
+            res.append(StageResult("correct", "pass", f"{c['checks']} checks",
+                                   {"correct": c, "phases": out.get("phases")}, secs))
         else:
             f = c.get("failure") or {}
             where = f" at {f.get('size')} seed {f.get('seed')} run {f.get('run')}" if f.get("size") else ""
             res.append(StageResult("correct", "fail", f"{f.get('reason', '?')}{where}",
-                                   {"kind": f.get("kind"), "correct": c}, secs))
+                                   {"kind": f.get("kind"), "correct": c,
+                                    "phases": out.get("phases")}, secs))
             if "profile" in stages:
                 res.append(StageResult("profile", "skipped", "correct failed"))
             return res

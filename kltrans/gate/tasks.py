@@ -63,6 +63,8 @@ def gate_task(item: dict) -> dict:
             out["resources"] = s.data["resources"]
         if s.stage == "correct" and s.data.get("correct"):
             out["checks"] = s.data["correct"].get("checks")
+        if s.stage == "correct" and s.data.get("phases"):
+            out["phases"] = s.data["phases"]  # the worker's: setup, compile, lock_wait...
         if s.stage == "profile" and s.data.get("profile"):
             out["profile"] = s.data["profile"]
     fail = next((s for s in rep.stages if s.status == "fail"), None)
@@ -104,6 +106,58 @@ def bench_task(item: dict) -> dict:
     return out
 
 
+def bench_many_task(item: dict) -> dict:
+    """Paired A/B trials of one A against several B's in one worker, on one upload of the
+    timing inputs (the ``bench_many`` job of :mod:`kltrans.gate.worker`). ``item``:
+    ``a_source``, ``a_name``, ``bs`` (a list of ``{"source", "name"}``), ``workload``,
+    optional ``kernel`` and ``name_expression`` (both sides), ``trials``, ``reps``,
+    ``bench_size``, ``timeout_s``, ``side_ms``, ``min_reps``, ``stop_when_slower``.
+    Returns ``results``: one per B, in order, each shaped as :func:`bench_task`'s result
+    (``paired``, ``device``, ``size``; or a verdict: ``not-run`` where an earlier B broke
+    the worker's context), with ``placement``; a worker that dies or hangs gives every B
+    its verdict."""
+    from kltrans.gate.run import pick_kernel
+    from kltrans.gate.worker import run_job
+    from kltrans.syntax import parse
+    from kltrans.workload.spec import load_workload
+
+    wl = load_workload(item["workload"])
+
+    def side(src: str, name: str) -> dict:
+        path = os.path.join(tempfile.gettempdir(), name or "kernel.cu")  # a name only
+        kname, ne = pick_kernel(wl, path, parse(src, path), item.get("kernel"))
+        return {"source": src, "path": path, "kernel": kname,
+                "name_expression": item.get("name_expression") or ne}
+
+    results: list = [None] * len(item["bs"])
+    bs = []
+    for i, b in enumerate(item["bs"]):
+        try:
+            bs.append((i, side(b["source"], b.get("name"))))
+        except Exception as e:  # a B without the kernel: its own verdict
+            results[i] = {"ok": False, "verdict": "error", "kind": type(e).__name__,
+                          "reason": str(e)}
+    job = {"kind": "bench_many", "a": side(item["a_source"], item.get("a_name")),
+           "bs": [b for _, b in bs], "workload": wl.path, "backend": "cuda",
+           "trials": int(item.get("trials", 5)), "reps": int(item.get("reps", 50)),
+           "bench_size": item.get("bench_size"), "side_ms": float(item.get("side_ms", 1500.0)),
+           "stop_when_slower": bool(item.get("stop_when_slower")),
+           "min_reps": int(item.get("min_reps", 5))}
+    out = run_job(job, float(item.get("timeout_s", 600.0))) if bs else {"results": []}
+    got = out.get("results")
+    if got is None:  # the worker failed as a whole: every B has its verdict
+        one = {k: out[k] for k in ("verdict", "kind", "reason", "stderr") if k in out}
+        got = [dict(one, ok=False) for _ in bs]
+    for (i, _), r in zip(bs, got):
+        results[i] = r
+    out["results"] = results
+    pl = placement()
+    for r in out["results"]:
+        r["placement"] = pl
+    out["placement"] = pl
+    return out
+
+
 def vendor_task(item: dict) -> dict:
     """Time the workload's vendor (torch) expression at its bench size on the GPU.
     ``item``: ``workload``, optional ``bench_size``, ``timeout_s``."""
@@ -132,7 +186,8 @@ def placement_task(item: dict) -> dict:
             "index": item.get("index")}
 
 
-TASKS = {"gate": gate_task, "bench": bench_task, "vendor": vendor_task,
+TASKS = {"gate": gate_task, "bench": bench_task, "bench_many": bench_many_task,
+         "vendor": vendor_task,
          "placement": placement_task}
 
 

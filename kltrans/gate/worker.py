@@ -137,10 +137,14 @@ def _work(job: dict, phases: dict | None = None, partial: dict | None = None) ->
         return {"ok": True, "vendor": res}
     if job["backend"] == "cuda":
         backend = CudaBackend(job.get("device", 0))
-        device = gpu_lock(backend.pci_bus_id, ph.acc)  # held for everything that runs on it
+
+        def device(shared: bool = False):  # held for everything that runs on the GPU
+            return gpu_lock(backend.pci_bus_id, ph.acc, shared=shared)
     else:
         backend = CpuBackend(seed=job.get("emulator_seed", 0), timeout_s=job.get("launch_timeout", 60))
-        device = contextlib.nullcontext()
+
+        def device(shared: bool = False):
+            return contextlib.nullcontext()
     out: dict = {} if partial is None else partial  # the caller keeps it if a stage raises
     out.update({"ok": True, "backend": backend.name, "device": backend.device_name})
     ph.mark("setup")
@@ -148,21 +152,23 @@ def _work(job: dict, phases: dict | None = None, partial: dict | None = None) ->
         handle, contract, info = _load_kernel(backend, job, wl)
         out.update(info)
         ph.mark("compile")
-        with device:
-            ph.t = time.perf_counter()
-            if "correct" in job["stages"]:
-                from kltrans.gate.correct import run_checks
+        if "correct" in job["stages"]:
+            from kltrans.gate.correct import run_checks
 
+            with device(shared=True):  # correct stages share the GPU, never with a timing
+                ph.t = time.perf_counter()
                 sizes = job.get("sizes") or None
                 res = run_checks(backend, handle, wl, contract, sizes, job.get("seeds"))
                 out["correct"] = res.to_json()
                 ph.mark("correct")
-                if not res.ok:
-                    out["ok"] = False
-                    return out
-            if "profile" in job["stages"] and backend.name == "cuda":
-                from kltrans.gate.profile import profile
+            if not res.ok:
+                out["ok"] = False
+                return out
+        if "profile" in job["stages"] and backend.name == "cuda":
+            from kltrans.gate.profile import profile
 
+            with device():
+                ph.t = time.perf_counter()
                 sizes = job.get("bench_size") or wl.bench_size
                 launch = contract.evaluate(wl.env(dict(sizes)))
                 t = profile(backend, handle, wl, launch, sizes, reps=job.get("reps", 50),
@@ -176,20 +182,22 @@ def _work(job: dict, phases: dict | None = None, partial: dict | None = None) ->
         ha, ca, _ = _load_kernel(backend, job["a"], wl)
         hb, cb, _ = _load_kernel(backend, job["b"], wl)
         ph.mark("compile")
-        with device:
-            ph.t = time.perf_counter()
-            if job.get("check_b"):
-                from kltrans.gate.correct import run_checks
+        if job.get("check_b"):
+            from kltrans.gate.correct import run_checks
 
-                chk = job["check_b"]
+            chk = job["check_b"]
+            with device(shared=True):
+                ph.t = time.perf_counter()
                 res = run_checks(backend, hb, wl, cb, chk.get("sizes") or None, chk.get("seeds"))
                 out["correct"] = res.to_json()
                 ph.mark("correct")
-                if not res.ok:
-                    out["ok"] = False
-                    return out
-            sizes = job.get("bench_size") or wl.bench_size
-            env = wl.env(dict(sizes))
+            if not res.ok:
+                out["ok"] = False
+                return out
+        sizes = job.get("bench_size") or wl.bench_size
+        env = wl.env(dict(sizes))
+        with device():
+            ph.t = time.perf_counter()
             out["paired"] = paired(backend, ha, ca.evaluate(env), hb, cb.evaluate(env), wl,
                                    sizes, reps=job.get("reps", 50), trials=job.get("trials", 5),
                                    side_ms=float(job.get("side_ms", 1500.0)),
@@ -198,7 +206,67 @@ def _work(job: dict, phases: dict | None = None, partial: dict | None = None) ->
             ph.mark("profile")
         out["size"] = sizes
         return out
+    if job["kind"] == "bench_many":
+        return _bench_many(job, wl, backend, device, ph, out)
     raise ValueError(f"unknown job kind {job['kind']!r}")
+
+
+def _bench_many(job: dict, wl, backend, device, ph, out: dict) -> dict:
+    """One A against several B's (``job["bs"]``), each paired as a ``bench`` job pairs
+    them, on one set of timing inputs and under one hold of the GPU: the walk times every
+    accepted candidate against the current state, and a worker, an A compile and a
+    bench-size upload per candidate cost more than the timing. ``out["results"]`` has one
+    entry per B, in order: the ``bench`` result's ``paired`` and ``size``, or a verdict.
+    A B that does not compile or load fails alone; after a failed launch (the context may
+    be gone) the B's not timed yet are ``not-run``, for the caller to time on their own."""
+    from kltrans.gate.backends import BackendError
+    from kltrans.gate.profile import Setup, paired
+
+    ha, ca, _ = _load_kernel(backend, job["a"], wl)
+    bs = []
+    for b in job["bs"]:
+        try:
+            bs.append(_load_kernel(backend, b, wl)[:2])
+        except Exception as e:
+            bs.append({"ok": False, "verdict": "error", "kind": type(e).__name__,
+                       "reason": str(e)[-3000:]})
+    ph.mark("compile")
+    sizes = job.get("bench_size") or wl.bench_size
+    env = wl.env(dict(sizes))
+    results = []
+    broken = None
+    with device():
+        ph.t = time.perf_counter()
+        setup = Setup(backend, wl, sizes)
+        try:
+            for b in bs:
+                if isinstance(b, dict):
+                    results.append(b)
+                    continue
+                if broken is not None:
+                    results.append({"ok": False, "verdict": "not-run",
+                                    "reason": f"an earlier B broke the batch: {broken}"})
+                    continue
+                hb, cb = b
+                try:
+                    p = paired(backend, ha, ca.evaluate(env), hb, cb.evaluate(env), wl, sizes,
+                               reps=job.get("reps", 50), trials=job.get("trials", 5),
+                               side_ms=float(job.get("side_ms", 1500.0)),
+                               stop_when_slower=bool(job.get("stop_when_slower")),
+                               min_reps=int(job.get("min_reps", 5)), setup=setup)
+                    results.append({"ok": True, "backend": backend.name,
+                                    "device": backend.device_name, "paired": p, "size": sizes})
+                except BackendError as e:
+                    broken = f"{e.kind}: {e.message}"
+                    results.append({"ok": False, "verdict": "error", "kind": e.kind,
+                                    "reason": broken})
+        finally:
+            if broken is None:
+                setup.close()
+        ph.mark("profile")
+    out["results"] = results
+    out["size"] = sizes
+    return out
 
 
 if __name__ == "__main__":

@@ -419,10 +419,12 @@ def _walk(opts: WalkOptions, ex: _LazyExecutor) -> dict:
             doc["not_applicable_at_end"] = [c.to_json() for c in cands]
             break
         t_gate = time.perf_counter()
-        _gate_all([c for c in live if c.accepted], opts, wl, kernel, ne, sizes, backend,
-                  expert_path, ex)
+        waited = _gate_all([c for c in live if c.accepted], opts, wl, kernel, ne, sizes,
+                           backend, expert_path, ex)
         split = {"enumerate": round(t_gate - t0, 2),
                  "gate": round(time.perf_counter() - t_gate, 2)}
+        if waited:  # summed over the gate workers: the GPU lock held them this long
+            split["gate_lock_wait_sum"] = round(waited, 2)
         dead = _dead_states(doc)
         for c in live:  # a state a backtrack left is dead whichever step leads to it
             if c.accepted and c.after_hash in dead:
@@ -444,12 +446,12 @@ def _walk(opts: WalkOptions, ex: _LazyExecutor) -> dict:
         rule, chosen = "walk-order", accepted[0]
         if backend == "cuda":
             t_time = time.perf_counter()
-            _measure(accepted, cur, opts, wl, expert_path, ex)
+            _measure(accepted, cur, opts, wl, expert_path, ex, kernel=kernel, ne=ne)
             doc["gpu"] = doc.get("gpu") or next(
                 (c.effect.get("device") for c in accepted if c.effect and c.effect.get("ok")), None)
             rule, chosen, more = choose_step(accepted, opts.min_cost)
             if more:  # a tie goes to a candidate the screen timed once: time it fully
-                _bench([chosen], 5, cur, opts, wl, expert_path, ex)
+                _bench([chosen], 5, cur, opts, wl, expert_path, ex, kernel, ne)
                 _mark_no_slower(chosen)
             split["time"] = round(time.perf_counter() - t_time, 2)
         step += 1
@@ -572,7 +574,7 @@ def _backtrack(doc, out, end, opts, ctx, wl, kernel, ne, sizes, backend, expert_
         t0, split = time.perf_counter(), {}
         e = chosen.effect or {}
         if backend == "cuda" and (not e.get("ok") or e.get("screened")):
-            _bench([chosen], 5, before, opts, wl, expert_path, ex)  # a step is timed fully
+            _bench([chosen], 5, before, opts, wl, expert_path, ex, kernel, ne)  # timed fully
             _mark_no_slower(chosen)
             split["time"] = round(time.perf_counter() - t0, 2)
         probes = []
@@ -717,6 +719,7 @@ def _gate_all(live, opts, wl, kernel, ne, sizes, backend, expert_path, ex):
         c.resources = r["resources"]
         if not r["ok"]:
             c.stage, c.reason = (r["fail"] or ("correct", "no correct stage ran"))
+    return sum((r.get("phases") or {}).get("lock_wait", 0.0) for r in results)
 
 
 def step_effect(r: dict) -> dict:
@@ -764,35 +767,60 @@ def choose_step(accepted: list, min_cost: float) -> tuple:
     return "walk-order-tie", first, first not in timed
 
 
-def _bench(cands, trials: int, cur: bytes, opts, wl, expert_path, ex) -> None:
-    """Paired trials of each candidate (B) against the current state (A), one GPU task
-    each; sets each candidate's ``effect``."""
-    from kltrans.gate.tasks import bench_task
+BATCH = 8  # candidates timed by one worker (kltrans.gate.tasks.bench_many_task)
+
+
+def _bench(cands, trials: int, cur: bytes, opts, wl, expert_path, ex, kernel=None, ne=None,
+           side_ms: float | None = None) -> None:
+    """Paired trials of each candidate (B) against the current state (A); sets each
+    candidate's ``effect``. Up to ``BATCH`` candidates share one worker, one compile of A
+    and one upload of the timing inputs (``bench_many_task``); the batches go through the
+    executor side by side (the per-GPU lock keeps each timing alone on its GPU). A
+    candidate that a batch could not time (the worker died or hung, or an earlier
+    candidate broke its context) is timed again on its own (``bench_task``)."""
+    from kltrans.gate.tasks import bench_many_task, bench_task
 
     name = os.path.basename(expert_path)
-    items = [{"a_source": cur.decode("utf-8"), "a_name": "current_" + name,
-              "b_source": c.after.decode("utf-8"), "b_name": f"cand{i}_" + name,
-              "workload": wl.path, "timeout_s": opts.timeout_s, "trials": trials,
-              "side_ms": float(opts.side_ms), "min_reps": 3}
-             for i, c in enumerate(cands)]
-    for c, r in zip(cands, ex.get().map(bench_task, items, gpu=False)):  # devlock
-        c.effect = step_effect(r)
+    side = float(side_ms or opts.side_ms)
+    common = {"workload": wl.path, "timeout_s": opts.timeout_s, "trials": trials,
+              "side_ms": side, "min_reps": 3}
+    batches = [cands[k:k + BATCH] for k in range(0, len(cands), BATCH)]
+    items = [dict(common, a_source=cur.decode("utf-8"), a_name="current_" + name,
+                  kernel=kernel, name_expression=ne,
+                  bs=[{"source": c.after.decode("utf-8"), "name": f"cand{k * BATCH + i}_" + name}
+                      for i, c in enumerate(b)])
+             for k, b in enumerate(batches)]
+    again = []
+    for b, out in zip(batches, ex.get().map(bench_many_task, items, gpu=False)):  # devlock
+        for c, r in zip(b, out["results"]):
+            if r.get("verdict") in ("not-run", "crash", "timeout"):
+                again.append(c)
+            else:
+                c.effect = step_effect(r)
+    if again:
+        singles = [dict(common, a_source=cur.decode("utf-8"), a_name="current_" + name,
+                        b_source=c.after.decode("utf-8"), b_name=f"cand{i}_" + name,
+                        kernel_a=kernel, kernel_b=kernel)
+                   for i, c in enumerate(again)]
+        for c, r in zip(again, ex.get().map(bench_task, singles, gpu=False)):
+            c.effect = step_effect(r)
 
 
-def _measure(accepted, cur: bytes, opts, wl, expert_path, ex, screen_keep: int = 3):
-    """Paired trials: each accepted candidate (B) against the current state (A), one GPU
-    task each (kltrans.gate.tasks.bench_task), in two rounds: one trial each to screen
-    them, then five trials for the ``screen_keep`` that cost most time in the screen (the
-    step is chosen among these; the others keep their one-trial effect, marked
-    ``screened``). Each side of a trial runs near ``opts.side_ms`` (300 ms unless
-    --side-ms), at least 3 repetitions."""
-    def run(cands, trials):
-        _bench(cands, trials, cur, opts, wl, expert_path, ex)
+def _measure(accepted, cur: bytes, opts, wl, expert_path, ex, screen_keep: int = 3,
+             kernel=None, ne=None):
+    """Paired trials: each accepted candidate (B) against the current state (A), in two
+    rounds: one short trial each to screen them (each side near a quarter of
+    ``opts.side_ms``, at least 20 ms), then five trials (each side near ``opts.side_ms``)
+    for the ``screen_keep`` that cost most time in the screen (the step is chosen among
+    these; the others keep their one-trial effect, marked ``screened``). At least 3
+    repetitions a side."""
+    def run(cands, trials, side=None):
+        _bench(cands, trials, cur, opts, wl, expert_path, ex, kernel, ne, side)
 
     if len(accepted) <= screen_keep:
         run(accepted, 5)
         return
-    run(accepted, 1)
+    run(accepted, 1, max(20.0, opts.side_ms / 4.0))
     ok = sorted((c for c in accepted if c.effect and c.effect.get("ok")),
                 key=lambda c: -c.effect["slowdown_median"])
     for c in ok[screen_keep:]:

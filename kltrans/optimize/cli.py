@@ -93,8 +93,8 @@ def register(sub) -> None:
     se.add_argument("--jobs", type=int, default=None, metavar="N",
                     help="local pool slots (default: one per GPU; CPU backend: the cores); "
                          "more slots than GPUs overlap one search's start-up and compiles "
-                         "with another's GPU work, and a per-GPU lock keeps every "
-                         "correctness run and timing alone on its GPU")
+                         "with another's GPU work; a per-GPU lock keeps every timing "
+                         "alone on its GPU (correctness runs share it)")
     se.add_argument("--resume", action="store_true",
                     help="skip the runs already kept in OUT/experiment.partial.json")
     se.add_argument("--merge", nargs="+", default=None, metavar="JSON",

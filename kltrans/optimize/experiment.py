@@ -390,7 +390,7 @@ def _map(fn, items, args, backend, keep=None):
     with ex:
         # no whole-task GPU reservation: a search spends much of its time off the GPU
         # (start-up, compiles, host references), and its gate workers take the per-GPU
-        # lock (kltrans.gate.devlock) for every run and timing on the GPU
+        # lock (kltrans.gate.devlock) for every run (shared) and timing (alone) on the GPU
         return ex.map(fn, items, gpu=False, on_result=report)
 
 
