@@ -266,3 +266,49 @@ def test_gpu_choice_among_ties_is_the_walk_order():
     # nothing timed (every timing failed): the walk order, as without a GPU
     failed = [_cand("p", [1.0], ok=False), _cand("q", [1.0], ok=False)]
     assert choose_step(failed, 1.02)[:2] == ("walk-order", failed[0])
+
+
+def test_gpu_timing_results_become_effects(tmp_path):
+    """How the walk reads the screen-then-time job's results (kltrans.gate.tasks.
+    bench_many_task, run on a GPU in tests/test_walk_gpu.py): a candidate with a second
+    round gets its five-trial effect, one screened only is marked so, and one the batch
+    could not run is timed again on its own. The executor here hands back recorded
+    results; no GPU runs."""
+    from types import SimpleNamespace
+
+    from kltrans.lineage.walk import Candidate, WalkOptions, _measure
+
+    def paired(*ratios):
+        return {"a": {"ms": 1.0}, "b": {"ms": 1.0 / ratios[0]}, "ratios": list(ratios),
+                "ratio_median": sorted(ratios)[len(ratios) // 2]}
+
+    screen = {"ok": True, "device": "GPU", "size": {"n": 1}}
+    results = [dict(screen, paired=paired(0.5), full=paired(0.5, 0.4, 0.5, 0.5, 0.6)),
+               dict(screen, paired=paired(0.99)),
+               {"ok": False, "verdict": "not-run", "reason": "an earlier B broke the batch"},
+               dict(screen, paired=paired(1.0), full=paired(1.0, 1.0, 0.99, 1.0, 1.01))]
+    replies = [[{"results": results}],  # the screen-then-time batch
+               [{"results": [dict(screen, paired=paired(0.8, 0.8, 0.8, 0.8, 0.8))]}]]
+    calls = []
+
+    class Pool:
+        def map(self, fn, items, gpu=False):
+            calls.append((fn.__name__, items))
+            return replies.pop(0)
+
+    cands = [Candidate(f"p{i}", {}, f"p{i}", 0, 1, 1, "k", after=b"x", after_hash=str(i))
+             for i in range(4)]
+    opts = WalkOptions(str(tmp_path), side_ms=100.0)
+    wl = SimpleNamespace(path=str(tmp_path))
+    _measure(cands, b"cur", opts, wl, "expert.cu", SimpleNamespace(get=lambda: Pool()))
+    (fn, [item]), (fn2, singles) = calls
+    assert fn == "bench_many_task" and item["trials"] == 1 and item["side_ms"] == 25.0
+    assert item["then"] == {"keep": 3, "include": [0], "trials": 5, "side_ms": 100.0}
+    # the one the batch could not run: timed again, fully, in a batch of its own
+    assert fn2 == "bench_many_task" and len(singles) == 1 and len(singles[0]["bs"]) == 1
+    assert singles[0]["trials"] == 5 and "then" not in singles[0]
+    e = [c.effect for c in cands]
+    assert len(e[0]["slowdown_trials"]) == 5 and e[0]["slowdown_median"] == 2.0
+    assert e[1]["screened"] and len(e[1]["slowdown_trials"]) == 1
+    assert not e[2].get("screened") and e[2]["slowdown_trials"] == [1.25] * 5
+    assert not e[3].get("screened") and len(e[3]["slowdown_trials"]) == 5

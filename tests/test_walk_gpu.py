@@ -46,9 +46,10 @@ def test_gpu_walk_screens_candidates_and_chooses_by_time(tmp_path):
 
 @pytest.mark.gpu
 def test_bench_many_times_each_candidate_on_one_upload():
-    """The walk's timing job: one A against several B's in one worker. A B that does not
-    compile fails alone and the B's after it are still timed; the same kernel as A is a
-    tie within noise; the naive reduction is slower than the expert in every trial."""
+    """The walk's timing job: one A against several B's in one worker, a one-trial screen
+    then full trials for the slowest and the first. A B that does not compile fails alone
+    and the B's after it are still timed; the same kernel as A is a tie within noise; the
+    naive reduction is slower than the expert in every trial."""
     from kltrans.gate.tasks import bench_many_task
 
     wl = os.path.join(ROOT, "corpus", "reduce-sum")
@@ -57,14 +58,20 @@ def test_bench_many_times_each_candidate_on_one_upload():
     body = expert.index("{", expert.index("__global__")) + 1
     broken = expert[:body] + " undeclared_xyz = 1;" + expert[body:]  # a compile error
     out = bench_many_task({
-        "a_source": expert, "a_name": "a.cu", "workload": wl, "trials": 3, "side_ms": 50.0,
+        "a_source": expert, "a_name": "a.cu", "workload": wl, "trials": 1, "side_ms": 20.0,
         "min_reps": 3, "timeout_s": 300, "kernel": None,
         "bs": [{"source": expert, "name": "same.cu"},
                {"source": broken, "name": "broken.cu"},
-               {"source": naive, "name": "naive.cu"}]})
-    same, bad, slow = out["results"]
+               {"source": naive, "name": "naive.cu"},
+               {"source": expert, "name": "same2.cu"}],
+        # round two: the slowest one (naive) and the first, with three trials each
+        "then": {"keep": 1, "include": [0], "trials": 3, "side_ms": 50.0}})
+    same, bad, slow, same2 = out["results"]
     assert bad["ok"] is False and "compile failed" in bad["reason"]
+    for r in (same, slow, same2):
+        assert r["ok"] and r["device"] and len(r["paired"]["ratios"]) == 1
+    assert "full" not in same2 and "full" not in bad
     for r in (same, slow):
-        assert r["ok"] and r["device"] and len(r["paired"]["ratios"]) == 3
-    assert 0.8 < same["paired"]["ratio_median"] < 1.25
-    assert all(q < 1.0 for q in slow["paired"]["ratios"])  # time(A) / time(B): B is slower
+        assert len(r["full"]["ratios"]) == 3
+    assert 0.8 < same["full"]["ratio_median"] < 1.25
+    assert all(q < 1.0 for q in slow["full"]["ratios"])  # time(A) / time(B): B is slower

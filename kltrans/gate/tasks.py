@@ -111,7 +111,9 @@ def bench_many_task(item: dict) -> dict:
     timing inputs (the ``bench_many`` job of :mod:`kltrans.gate.worker`). ``item``:
     ``a_source``, ``a_name``, ``bs`` (a list of ``{"source", "name"}``), ``workload``,
     optional ``kernel`` and ``name_expression`` (both sides), ``trials``, ``reps``,
-    ``bench_size``, ``timeout_s``, ``side_ms``, ``min_reps``, ``stop_when_slower``.
+    ``bench_size``, ``timeout_s``, ``side_ms``, ``min_reps``, ``stop_when_slower``, and
+    ``then`` (``keep``, ``include`` (indexes into ``bs``), ``trials``, ``side_ms``: a
+    second round for the slowest B's and those named, each result's ``full``).
     Returns ``results``: one per B, in order, each shaped as :func:`bench_task`'s result
     (``paired``, ``device``, ``size``; or a verdict: ``not-run`` where an earlier B broke
     the worker's context), with ``placement``; a worker that dies or hangs gives every B
@@ -143,6 +145,11 @@ def bench_many_task(item: dict) -> dict:
            "bench_size": item.get("bench_size"), "side_ms": float(item.get("side_ms", 1500.0)),
            "stop_when_slower": bool(item.get("stop_when_slower")),
            "min_reps": int(item.get("min_reps", 5))}
+    if item.get("then"):  # a second round on the same inputs (gate.worker._bench_many)
+        pos = {i: n for n, (i, _) in enumerate(bs)}
+        then = dict(item["then"])
+        then["include"] = [pos[i] for i in then.get("include", ()) if i in pos]
+        job["then"] = then
     out = run_job(job, float(item.get("timeout_s", 600.0))) if bs else {"results": []}
     got = out.get("results")
     if got is None:  # the worker failed as a whole: every B has its verdict

@@ -218,7 +218,12 @@ def _bench_many(job: dict, wl, backend, device, ph, out: dict) -> dict:
     bench-size upload per candidate cost more than the timing. ``out["results"]`` has one
     entry per B, in order: the ``bench`` result's ``paired`` and ``size``, or a verdict.
     A B that does not compile or load fails alone; after a failed launch (the context may
-    be gone) the B's not timed yet are ``not-run``, for the caller to time on their own."""
+    be gone) the B's not timed yet are ``not-run``, for the caller to time on their own.
+
+    ``job["then"]`` (``keep``, ``include``, ``trials``, ``side_ms``): a second round on
+    the same inputs -- the ``keep`` B's that the first round found slowest relative to A
+    (median time B / time A), and the B's at the indexes in ``include``, are paired again
+    with ``trials`` trials of ``side_ms``; their entries get it as ``full``."""
     from kltrans.gate.backends import BackendError
     from kltrans.gate.profile import Setup, paired
 
@@ -233,35 +238,54 @@ def _bench_many(job: dict, wl, backend, device, ph, out: dict) -> dict:
     ph.mark("compile")
     sizes = job.get("bench_size") or wl.bench_size
     env = wl.env(dict(sizes))
-    results = []
-    broken = None
+    results: list = [None] * len(bs)
+    state = {"broken": None}
+
+    def pair(k: int, trials: int, side_ms: float):
+        """B number k against A; None where it cannot run (a verdict is in results)."""
+        if state["broken"] is not None:
+            results[k] = {"ok": False, "verdict": "not-run",
+                          "reason": f"an earlier B broke the batch: {state['broken']}"}
+            return None
+        hb, cb = bs[k]
+        try:
+            return paired(backend, ha, ca.evaluate(env), hb, cb.evaluate(env), wl, sizes,
+                          reps=job.get("reps", 50), trials=trials, side_ms=side_ms,
+                          stop_when_slower=bool(job.get("stop_when_slower")),
+                          min_reps=int(job.get("min_reps", 5)), setup=setup)
+        except BackendError as e:
+            state["broken"] = f"{e.kind}: {e.message}"
+            results[k] = {"ok": False, "verdict": "error", "kind": e.kind,
+                          "reason": state["broken"]}
+            return None
+
     with device():
         ph.t = time.perf_counter()
         setup = Setup(backend, wl, sizes)
         try:
-            for b in bs:
+            for k, b in enumerate(bs):
                 if isinstance(b, dict):
-                    results.append(b)
+                    results[k] = b
                     continue
-                if broken is not None:
-                    results.append({"ok": False, "verdict": "not-run",
-                                    "reason": f"an earlier B broke the batch: {broken}"})
-                    continue
-                hb, cb = b
-                try:
-                    p = paired(backend, ha, ca.evaluate(env), hb, cb.evaluate(env), wl, sizes,
-                               reps=job.get("reps", 50), trials=job.get("trials", 5),
-                               side_ms=float(job.get("side_ms", 1500.0)),
-                               stop_when_slower=bool(job.get("stop_when_slower")),
-                               min_reps=int(job.get("min_reps", 5)), setup=setup)
-                    results.append({"ok": True, "backend": backend.name,
-                                    "device": backend.device_name, "paired": p, "size": sizes})
-                except BackendError as e:
-                    broken = f"{e.kind}: {e.message}"
-                    results.append({"ok": False, "verdict": "error", "kind": e.kind,
-                                    "reason": broken})
+                p = pair(k, int(job.get("trials", 5)), float(job.get("side_ms", 1500.0)))
+                if p is not None:
+                    results[k] = {"ok": True, "backend": backend.name,
+                                  "device": backend.device_name, "paired": p, "size": sizes}
+            then = job.get("then")
+            if then:
+                timed = [k for k, r in enumerate(results) if r.get("paired")]
+                slowest = sorted(timed, key=lambda k: results[k]["paired"]["ratio_median"])
+                again = sorted(set(slowest[: int(then.get("keep", 0))])
+                               | {k for k in then.get("include", ()) if k in timed})
+                for k in again:
+                    first = results[k]
+                    p = pair(k, int(then["trials"]), float(then["side_ms"]))
+                    if p is not None:
+                        first["full"] = p
+                    else:  # the round-one timing stays; the entry says why no full one
+                        results[k] = dict(first, full_error=results[k])
         finally:
-            if broken is None:
+            if state["broken"] is None:
                 setup.close()
         ph.mark("profile")
     out["results"] = results

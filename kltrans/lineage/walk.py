@@ -808,24 +808,42 @@ def _bench(cands, trials: int, cur: bytes, opts, wl, expert_path, ex, kernel=Non
 
 def _measure(accepted, cur: bytes, opts, wl, expert_path, ex, screen_keep: int = 3,
              kernel=None, ne=None):
-    """Paired trials: each accepted candidate (B) against the current state (A), in two
-    rounds: one short trial each to screen them (each side near a quarter of
-    ``opts.side_ms``, at least 20 ms), then five trials (each side near ``opts.side_ms``)
-    for the ``screen_keep`` that cost most time in the screen (the step is chosen among
-    these; the others keep their one-trial effect, marked ``screened``). At least 3
-    repetitions a side."""
-    def run(cands, trials, side=None):
-        _bench(cands, trials, cur, opts, wl, expert_path, ex, kernel, ne, side)
+    """Paired trials: each accepted candidate (B) against the current state (A). With
+    more than ``screen_keep`` of them, in two rounds run by one worker on one upload of
+    the timing inputs (``bench_many_task`` with ``then``): one short trial each to screen
+    them (each side near a quarter of ``opts.side_ms``, at least 20 ms), then five trials
+    (each side near ``opts.side_ms``) for the ``screen_keep`` that cost most time in the
+    screen and for the first in walk order (the choice where every removal is a tie).
+    The step is chosen among the fully timed; the others keep their one-trial effect,
+    marked ``screened``. At least 3 repetitions a side. A candidate that worker could not
+    time is timed on its own, fully."""
+    from kltrans.gate.tasks import bench_many_task
 
     if len(accepted) <= screen_keep:
-        run(accepted, 5)
+        _bench(accepted, 5, cur, opts, wl, expert_path, ex, kernel, ne)
         return
-    run(accepted, 1, max(20.0, opts.side_ms / 4.0))
-    ok = sorted((c for c in accepted if c.effect and c.effect.get("ok")),
-                key=lambda c: -c.effect["slowdown_median"])
-    for c in ok[screen_keep:]:
-        c.effect["screened"] = True
-    run(ok[:screen_keep], 5)
+    name = os.path.basename(expert_path)
+    item = {"workload": wl.path, "timeout_s": opts.timeout_s, "trials": 1,
+            "side_ms": max(20.0, opts.side_ms / 4.0), "min_reps": 3,
+            "a_source": cur.decode("utf-8"), "a_name": "current_" + name, "kernel": kernel,
+            "name_expression": ne,
+            "bs": [{"source": c.after.decode("utf-8"), "name": f"cand{i}_" + name}
+                   for i, c in enumerate(accepted)],
+            "then": {"keep": screen_keep, "include": [0], "trials": 5,
+                     "side_ms": float(opts.side_ms)}}
+    [out] = ex.get().map(bench_many_task, [item], gpu=False)  # devlock
+    again = []
+    for c, r in zip(accepted, out["results"]):
+        if r.get("verdict") in ("not-run", "crash", "timeout"):
+            again.append(c)
+        elif r.get("full"):
+            c.effect = step_effect(dict(r, paired=r["full"]))
+        else:
+            c.effect = step_effect(r)
+            if c.effect.get("ok"):
+                c.effect["screened"] = True
+    if again:
+        _bench(again, 5, cur, opts, wl, expert_path, ex, kernel, ne)
 
 
 def _say(opts: WalkOptions, msg: str) -> None:
