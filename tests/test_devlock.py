@@ -145,3 +145,26 @@ def test_a_waiting_timing_goes_before_later_correct_stages():
     for t in (t1, tw, t2):
         t.join(60)
     assert order == ["timing", "correct"]
+
+
+def test_a_correct_stage_past_its_run_limit_ends_its_worker_with_timeout():
+    """The watchdog (gate.worker._watchdog): a correct stage still running past
+    ``run_timeout_s`` ends its worker with the verdict ``timeout`` -- long before the
+    job's own timeout -- and releases everything it held."""
+    wl = os.path.join(ROOT, "corpus", "histogram")
+    from kltrans.gate.run import pick_kernel
+    from kltrans.syntax.unit import load
+    from kltrans.workload.spec import load_workload
+
+    path = os.path.join(wl, "naive.cu")
+    [u] = load(path)
+    name, ne = pick_kernel(load_workload(wl), path, u, None)
+    job = {"kind": "gate", "source": open(path).read(), "path": path, "kernel": name,
+           "name_expression": ne, "workload": wl, "backend": "cpu", "stages": ["correct"],
+           "run_timeout_s": 0.5}  # every test size: seconds on the emulator
+    out = run_job(job, 300)
+    assert out["verdict"] == "timeout" and "past 0.5 s" in out["reason"]
+    assert out["seconds"] < 60
+    job.pop("run_timeout_s")
+    job["sizes"] = [{"n": 15}]
+    assert run_job(job, 300)["ok"]  # without the limit, the same job passes

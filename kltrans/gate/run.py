@@ -71,7 +71,7 @@ def pick_kernel(wl, path: str, unit, kernel: str | None) -> tuple[str, str | Non
 def gate(kernel_file: str, workload: str, kernel: str | None = None, backend: str = "auto",
          stages=STAGES, arch: str | None = None, sizes=None, seeds=None,
          timeout_s: float = 300.0, name_expression: str | None = None,
-         bench_size: dict | None = None) -> GateReport:
+         bench_size: dict | None = None, run_timeout_s: float | None = None) -> GateReport:
     from kltrans.gate.backends import resolve_backend
     from kltrans.gate.compile import compile_unit
     from kltrans.gate.purity import check_purity
@@ -117,6 +117,8 @@ def gate(kernel_file: str, workload: str, kernel: str | None = None, backend: st
                "kernel": kname, "name_expression": ne, "workload": wl.path, "backend": be,
                "arch": arch, "stages": job_stages, "sizes": sizes, "seeds": seeds,
                "bench_size": bench_size or variant_bench_size(wl, kernel_file)}
+        if run_timeout_s:  # the worker's own limit on its GPU time (gate.worker._watchdog)
+            job["run_timeout_s"] = float(run_timeout_s)
         out = run_job(job, timeout_s)
         results.extend(_stage_results(out, job_stages))
     if be == "cpu" and "profile" in stages:

@@ -53,7 +53,7 @@ def gate_task(item: dict) -> dict:
         rep = gate(path, item["workload"], item.get("kernel"), item.get("backend", "auto"),
                    stages, item.get("arch"), item.get("sizes"), item.get("seeds"),
                    float(item.get("timeout_s", 300.0)), item.get("name_expression"),
-                   item.get("bench_size"))
+                   item.get("bench_size"), item.get("run_timeout_s"))
     out = {"ok": rep.ok and any(s.stage == "correct" for s in rep.stages),
            "stages": [{"stage": s.stage, "status": s.status, "reason": s.reason,
                        "seconds": round(s.seconds, 3)} for s in rep.stages],

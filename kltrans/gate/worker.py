@@ -8,6 +8,7 @@ list, sizes, seeds) and results are plain data, so any executor can run them.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import subprocess
@@ -116,8 +117,6 @@ class _Phases:
 
 
 def _work(job: dict, phases: dict | None = None, partial: dict | None = None) -> dict:
-    import contextlib
-
     from kltrans.gate.backends import CpuBackend, CudaBackend
     from kltrans.gate.devlock import gpu_lock, pci_bus_id
     from kltrans.workload.spec import load_workload
@@ -155,7 +154,8 @@ def _work(job: dict, phases: dict | None = None, partial: dict | None = None) ->
         if "correct" in job["stages"]:
             from kltrans.gate.correct import run_checks
 
-            with device(shared=True):  # correct stages share the GPU, never with a timing
+            # correct stages share the GPU, never with a timing
+            with device(shared=True), _watchdog(job.get("run_timeout_s"), "the correct stage"):
                 ph.t = time.perf_counter()
                 sizes = job.get("sizes") or None
                 res = run_checks(backend, handle, wl, contract, sizes, job.get("seeds"))
@@ -209,6 +209,37 @@ def _work(job: dict, phases: dict | None = None, partial: dict | None = None) ->
     if job["kind"] == "bench_many":
         return _bench_many(job, wl, backend, device, ph, out)
     raise ValueError(f"unknown job kind {job['kind']!r}")
+
+
+@contextlib.contextmanager
+def _watchdog(seconds, what: str):
+    """End this worker with the verdict ``timeout`` when ``what`` runs past ``seconds``.
+
+    Started once the GPU lock is held, so a wait for the lock never counts. A hung kernel
+    otherwise keeps its (shared) lock until the caller's job timeout kills the worker, and
+    a timing waiting for that lock holds every other correct stage on the GPU behind it.
+    The result line is written here, and the process ends with os._exit: the kernel
+    releases the lock with it."""
+    import threading
+
+    if not seconds:
+        yield
+        return
+
+    def fire():
+        sys.stdout.write(json.dumps({
+            "ok": False, "verdict": "timeout",
+            "reason": f"{what} ran past {seconds:g} s once it held the GPU (a hang?)"}) + "\n")
+        sys.stdout.flush()
+        os._exit(0)
+
+    t = threading.Timer(float(seconds), fire)
+    t.daemon = True
+    t.start()
+    try:
+        yield
+    finally:
+        t.cancel()
 
 
 def _bench_many(job: dict, wl, backend, device, ph, out: dict) -> dict:

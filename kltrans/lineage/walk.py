@@ -70,6 +70,7 @@ class WalkOptions:
     max_backtracks: int = 8  # dead ends the walk may back out of (0: stop at the first)
     min_cost: float = 1.02  # GPU: below this slowdown every removal is a tie (walk order)
     timeout_s: float = 300.0
+    run_timeout_s: float = 120.0  # a correct stage once it holds the GPU (a hang ends here)
     progress: bool = True
     log: list = field(default_factory=list)
     cluster: str | None = None  # --cluster: local:N or tcp://HOST:PORT (None: local pool)
@@ -240,7 +241,8 @@ def _gate_item(src: bytes, name: str, opts: WalkOptions, wl, kernel: str, ne, si
     return {"source": src.decode("utf-8"), "name": name, "workload": wl.path,
             "kernel": kernel, "name_expression": ne, "backend": backend,
             "stages": ["compile", "correct"], "arch": opts.arch, "sizes": sizes,
-            "seeds": list(wl.seeds), "timeout_s": opts.timeout_s}
+            "seeds": list(wl.seeds), "timeout_s": opts.timeout_s,
+            "run_timeout_s": opts.run_timeout_s}
 
 
 def _gate_result(r: dict) -> dict:
