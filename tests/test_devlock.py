@@ -149,8 +149,9 @@ def test_a_waiting_timing_goes_before_later_correct_stages():
 
 def test_a_correct_stage_past_its_run_limit_ends_its_worker_with_timeout():
     """The watchdog (gate.worker._watchdog): a correct stage still running past
-    ``run_timeout_s`` ends its worker with the verdict ``timeout`` -- long before the
-    job's own timeout -- and releases everything it held."""
+    ``run_timeout_s`` ends its worker (SIGALRM, which needs no GIL: a hung kernel's
+    driver call may hold it) with the verdict ``timeout`` -- long before the job's own
+    timeout -- and releases everything it held."""
     wl = os.path.join(ROOT, "corpus", "histogram")
     from kltrans.gate.run import pick_kernel
     from kltrans.syntax.unit import load
@@ -163,7 +164,7 @@ def test_a_correct_stage_past_its_run_limit_ends_its_worker_with_timeout():
            "name_expression": ne, "workload": wl, "backend": "cpu", "stages": ["correct"],
            "run_timeout_s": 0.5}  # every test size: seconds on the emulator
     out = run_job(job, 300)
-    assert out["verdict"] == "timeout" and "past 0.5 s" in out["reason"]
+    assert out["verdict"] == "timeout" and "past 0.5 s" in out["reason"], out
     assert out["seconds"] < 60
     job.pop("run_timeout_s")
     job["sizes"] = [{"n": 15}]

@@ -31,6 +31,11 @@ def run_job(job: dict, timeout_s: float = 300.0, env: dict | None = None) -> dic
                 "reason": f"the worker did not finish within {timeout_s:g} s (hang?)",
                 "stderr": tail, "seconds": time.perf_counter() - t0}
     lines = [ln for ln in p.stdout.splitlines() if ln.startswith("{")]
+    if job.get("run_timeout_s") and p.returncode == -_watchdog_signal():
+        return {"ok": False, "verdict": "timeout",
+                "reason": f"the {job.get('kind', 'job')}'s run on the device went past "
+                          f"{job['run_timeout_s']:g} s (hang?)",
+                "stderr": p.stderr[-2000:], "seconds": time.perf_counter() - t0}
     if p.returncode != 0 or not lines:
         return {"ok": False, "verdict": "crash",
                 "reason": f"the worker exited with code {p.returncode}",
@@ -38,6 +43,12 @@ def run_job(job: dict, timeout_s: float = 300.0, env: dict | None = None) -> dic
     out = json.loads(lines[-1])
     out.setdefault("seconds", time.perf_counter() - t0)
     return out
+
+
+def _watchdog_signal() -> int:
+    import signal
+
+    return int(getattr(signal, WATCHDOG_SIGNAL))
 
 
 # ------------------------------------------------------------------ in the worker
@@ -211,35 +222,33 @@ def _work(job: dict, phases: dict | None = None, partial: dict | None = None) ->
     raise ValueError(f"unknown job kind {job['kind']!r}")
 
 
+WATCHDOG_SIGNAL = "SIGALRM"
+
+
 @contextlib.contextmanager
 def _watchdog(seconds, what: str):
-    """End this worker with the verdict ``timeout`` when ``what`` runs past ``seconds``.
+    """End this worker when ``what`` runs past ``seconds``: :func:`run_job` reads the
+    worker killed by SIGALRM as the verdict ``timeout``.
 
     Started once the GPU lock is held, so a wait for the lock never counts. A hung kernel
     otherwise keeps its (shared) lock until the caller's job timeout kills the worker, and
     a timing waiting for that lock holds every other correct stage on the GPU behind it.
-    The result line is written here, and the process ends with os._exit: the kernel
-    releases the lock with it."""
-    import threading
+    The signal's default action ends the process even while a driver call that holds the
+    GIL waits for the hung kernel (a Python timer thread could not run then); the kernel
+    releases the lock with the process."""
+    import signal
 
     if not seconds:
         yield
         return
-
-    def fire():
-        sys.stdout.write(json.dumps({
-            "ok": False, "verdict": "timeout",
-            "reason": f"{what} ran past {seconds:g} s once it held the GPU (a hang?)"}) + "\n")
-        sys.stdout.flush()
-        os._exit(0)
-
-    t = threading.Timer(float(seconds), fire)
-    t.daemon = True
-    t.start()
+    sig = getattr(signal, WATCHDOG_SIGNAL)
+    old = signal.signal(sig, signal.SIG_DFL)
+    signal.setitimer(signal.ITIMER_REAL, float(seconds))
     try:
         yield
     finally:
-        t.cancel()
+        signal.setitimer(signal.ITIMER_REAL, 0.0)
+        signal.signal(sig, old)
 
 
 def _bench_many(job: dict, wl, backend, device, ph, out: dict) -> dict:
