@@ -351,3 +351,27 @@ def test_bench_many_gives_each_candidate_its_own_verdict():
     else:
         assert r1["ok"] is False and r1["verdict"] in ("error", "crash")
     assert bench_many_task(dict(item, bs=[]))["results"] == []
+
+
+def test_bench_many_worker_ended_by_its_watchdog_keeps_what_it_timed():
+    """A timing worker that the watchdog ended (a candidate too slow to time at the
+    bench size) still gives the results its progress lines carry: the candidates it
+    finished, the one it was on as ``too-slow``, the rest ``not-run`` (to time again);
+    one that crashed gives its verdict to what it had not finished."""
+    from kltrans.gate.tasks import _bench_many_progress
+
+    r0 = {"ok": True, "paired": {"ratios": [1.0]}}
+    lines = [{"start": 0}, {"done": 0, "result": dict(r0)}, {"start": 1}]
+    out = {"ok": False, "verdict": "timeout", "reason": "past 120 s", "lines": lines}
+    a, b, c = _bench_many_progress(out, 3, 120.0)
+    assert a == r0
+    assert b["verdict"] == "too-slow" and "120.0 s" in b["reason"]
+    assert c["verdict"] == "not-run"
+    # ended in the second round: the first round's timing stays, with why no full one
+    lines = [{"start": 0}, {"done": 0, "result": dict(r0)}, {"start_full": 0}]
+    [a] = _bench_many_progress(dict(out, lines=lines), 1, 120.0)
+    assert a["paired"] == r0["paired"] and a["full_error"]["verdict"] == "too-slow"
+    # a crash (no watchdog): what finished stays, the rest has the crash's verdict
+    crash = {"ok": False, "verdict": "crash", "reason": "exit -11", "lines": lines[:2]}
+    a, b = _bench_many_progress(crash, 2, 120.0)
+    assert a == r0 and b["verdict"] == "crash" and b["ok"] is False

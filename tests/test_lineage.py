@@ -312,3 +312,40 @@ def test_gpu_timing_results_become_effects(tmp_path):
     assert e[1]["screened"] and len(e[1]["slowdown_trials"]) == 1
     assert not e[2].get("screened") and e[2]["slowdown_trials"] == [1.25] * 5
     assert not e[3].get("screened") and len(e[3]["slowdown_trials"]) == 5
+
+
+def test_gpu_timing_goes_again_where_a_batch_stopped(tmp_path):
+    """kltrans.lineage.walk._bench: candidates a timing worker had not reached when its
+    watchdog ended it go again in a new batch; the one it was on keeps ``too-slow``; a
+    batch that gets nowhere leaves each candidate its verdict (no endless retries)."""
+    from types import SimpleNamespace
+
+    from kltrans.lineage.walk import Candidate, WalkOptions, _bench
+
+    ok = {"ok": True, "device": "GPU", "size": {"n": 1},
+          "paired": {"a": {"ms": 1.0}, "b": {"ms": 2.0}, "ratios": [0.5] * 5}}
+    slow = {"ok": False, "verdict": "too-slow", "reason": "past 120 s"}
+    notrun = {"ok": False, "verdict": "not-run", "reason": "the worker ended before it"}
+    replies = [[{"results": [ok, slow, notrun]}], [{"results": [ok]}]]
+    calls = []
+
+    class Pool:
+        def map(self, fn, items, gpu=False):
+            calls.append(items)
+            return replies.pop(0)
+
+    cands = [Candidate(f"p{i}", {}, f"p{i}", 0, 1, 1, "k", after=b"x", after_hash=str(i))
+             for i in range(3)]
+    opts = WalkOptions(str(tmp_path), side_ms=100.0)
+    wl = SimpleNamespace(path=str(tmp_path))
+    ex = SimpleNamespace(get=lambda: Pool())
+    _bench(cands, 5, b"cur", opts, wl, "expert.cu", ex)
+    assert [len(items[0]["bs"]) for items in calls] == [3, 1]
+    assert calls[0][0]["pair_timeout_s"] == opts.pair_timeout_s
+    assert cands[0].effect["ok"] and cands[2].effect["ok"]
+    assert not cands[1].effect["ok"] and "too-slow" in cands[1].effect["reason"]
+    # a batch that gets nowhere: one try, each keeps its verdict
+    replies[:] = [[{"results": [notrun, notrun]}]]
+    calls.clear()
+    _bench(cands[:2], 5, b"cur", opts, wl, "expert.cu", ex)
+    assert len(calls) == 1 and not cands[0].effect["ok"] and not cands[1].effect["ok"]

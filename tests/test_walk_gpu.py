@@ -1,9 +1,8 @@
-"""The backward walk on a GPU: steps chosen by time (issue 8). Skipped where there is no
-GPU. Its H200 run, alone (`WALK_TEST=1 bash tools/walk-gpu.sh run`), passed on 2026-11-30
-(bench/results/walk_test_gpu.txt; the parse error of the earlier run inside the whole GPU
-suite did not recur). That run predates the tie rule (removals that cost under 2% are
-chosen in walk order, ``walk-order-tie``), which this version of the test checks too; it
-has not run on a GPU since."""
+"""The backward walk on a GPU: steps chosen by time (issue 8), and the walk's timing job.
+Skipped where there is no GPU. Both tests passed alone on an H200 on 2026-11-30
+(`WALK_TEST=1 bash tools/walk-gpu.sh run`, bench/results/walk_test_gpu.txt), with the tie
+rule, the shared correct-stage lock and the screen-then-time job. The watchdogs and the
+timing job's progress lines came after that run and have not run on a GPU yet."""
 
 import os
 

@@ -2,7 +2,8 @@
 # The corpus experts walked on the GPU (issue 8): steps chosen by time, in chunks that fit
 # the device's 10-minute calls. An interrupted walk resumes from what it wrote.
 #
-# Each device call (kind nvidia-h200-x2, carry [".whl", "bench/walk-gpu"]):
+# Walks not at their end yet are committed under bench/walk-gpu/W (their logs are not), so
+# the next session resumes them. Each device call (kind nvidia-h200-x2, carry [".whl"]):
 #   WALKS="histogram transpose" bash tools/walk-gpu.sh run
 #       walks each named expert (default: every corpus workload whose committed lineage was
 #       walked on the CPU) into bench/walk-gpu/W, all at once, resuming what is there;
@@ -53,7 +54,6 @@ case "${1:-}" in
     tar czf "$OUT/walks.tgz" -C "$DIR" . ;;
   keep)
     d="${2:?files_at of the call}"
-    grep -qx "/$DIR/" .git/info/exclude 2>/dev/null || echo "/$DIR/" >> .git/info/exclude
     [ -f "$d/walk_test.txt" ] && cp "$d/walk_test.txt" bench/results/walk_test_gpu.txt
     mkdir -p "$DIR" && tar xzf "$d/walks.tgz" -C "$DIR" ;;
   install)
@@ -63,6 +63,7 @@ case "${1:-}" in
         || { echo "$w: not at its end yet"; continue; }
       if [ ! -d "corpus/$w/lineage-cpu" ]; then git mv "corpus/$w/lineage" "corpus/$w/lineage-cpu"; else rm -rf "corpus/$w/lineage"; fi
       mkdir -p "corpus/$w/lineage" && cp -r "$DIR/$w/." "corpus/$w/lineage/"
+      rm -rf "${DIR:?}/$w" "$DIR/$w.log"
       echo "$w: installed"
     done ;;
   *)

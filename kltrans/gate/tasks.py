@@ -145,6 +145,8 @@ def bench_many_task(item: dict) -> dict:
            "bench_size": item.get("bench_size"), "side_ms": float(item.get("side_ms", 1500.0)),
            "stop_when_slower": bool(item.get("stop_when_slower")),
            "min_reps": int(item.get("min_reps", 5))}
+    if item.get("pair_timeout_s"):
+        job["pair_timeout_s"] = float(item["pair_timeout_s"])
     if item.get("then"):  # a second round on the same inputs (gate.worker._bench_many)
         pos = {i: n for n, (i, _) in enumerate(bs)}
         then = dict(item["then"])
@@ -152,9 +154,8 @@ def bench_many_task(item: dict) -> dict:
         job["then"] = then
     out = run_job(job, float(item.get("timeout_s", 600.0))) if bs else {"results": []}
     got = out.get("results")
-    if got is None:  # the worker failed as a whole: every B has its verdict
-        one = {k: out[k] for k in ("verdict", "kind", "reason", "stderr") if k in out}
-        got = [dict(one, ok=False) for _ in bs]
+    if got is None:  # the worker did not finish: what its progress lines say, else its verdict
+        got = _bench_many_progress(out, len(bs), job.get("pair_timeout_s"))
     for (i, _), r in zip(bs, got):
         results[i] = r
     out["results"] = results
@@ -163,6 +164,41 @@ def bench_many_task(item: dict) -> dict:
         r["placement"] = pl
     out["placement"] = pl
     return out
+
+
+def _bench_many_progress(out: dict, n: int, limit) -> list:
+    """The results of a ``bench_many`` worker that did not finish, from its progress
+    lines: each B it finished keeps its result; the one it was timing when the watchdog
+    ended it is ``too-slow`` (a paired trial past ``limit`` s at the bench size: its
+    removal costs more than can be timed there); the B's after it are ``not-run``. A
+    worker that ended otherwise gives every B it had not finished its verdict."""
+    res: list = [None] * n
+    now = now_full = None
+    for ln in out.get("lines") or []:
+        if "start" in ln:
+            now = ln["start"]
+        elif "done" in ln:
+            res[ln["done"]], now = ln["result"], None
+        elif "start_full" in ln:
+            now_full = ln["start_full"]
+        elif "done_full" in ln:
+            res[ln["done_full"]]["full"], now_full = ln["full"], None
+    watchdog = out.get("verdict") == "timeout" and limit
+    slow = {"ok": False, "verdict": "too-slow",
+            "reason": f"a paired trial ran past {limit} s at the bench size (the watchdog "
+                      f"ended it)"}
+    if watchdog and now is not None:
+        res[now] = slow
+    if watchdog and now_full is not None:
+        res[now_full] = dict(res[now_full], full_error=slow)
+    for k in range(n):
+        if res[k] is None:
+            res[k] = ({"ok": False, "verdict": "not-run",
+                       "reason": "the worker ended before it: " + out.get("reason", "")}
+                      if watchdog else
+                      {**{x: out[x] for x in ("verdict", "kind", "reason", "stderr") if x in out},
+                       "ok": False})
+    return res
 
 
 def vendor_task(item: dict) -> dict:

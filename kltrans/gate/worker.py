@@ -31,17 +31,30 @@ def run_job(job: dict, timeout_s: float = 300.0, env: dict | None = None) -> dic
                 "reason": f"the worker did not finish within {timeout_s:g} s (hang?)",
                 "stderr": tail, "seconds": time.perf_counter() - t0}
     lines = [ln for ln in p.stdout.splitlines() if ln.startswith("{")]
-    if job.get("run_timeout_s") and p.returncode == -_watchdog_signal():
+    limit = job.get("run_timeout_s") or job.get("pair_timeout_s")
+    if limit and p.returncode == -_watchdog_signal():
         return {"ok": False, "verdict": "timeout",
                 "reason": f"the {job.get('kind', 'job')}'s run on the device went past "
-                          f"{job['run_timeout_s']:g} s (hang?)",
+                          f"{limit:g} s (hang?)", "lines": _json_lines(lines),
                 "stderr": p.stderr[-2000:], "seconds": time.perf_counter() - t0}
     if p.returncode != 0 or not lines:
         return {"ok": False, "verdict": "crash",
                 "reason": f"the worker exited with code {p.returncode}",
+                "lines": _json_lines(lines),
                 "stderr": p.stderr[-4000:], "seconds": time.perf_counter() - t0}
     out = json.loads(lines[-1])
     out.setdefault("seconds", time.perf_counter() - t0)
+    return out
+
+
+def _json_lines(lines: list) -> list:
+    """The progress lines a worker wrote before it ended (the ones that parse)."""
+    out = []
+    for ln in lines:
+        try:
+            out.append(json.loads(ln))
+        except ValueError:
+            pass
     return out
 
 
@@ -260,6 +273,10 @@ def _bench_many(job: dict, wl, backend, device, ph, out: dict) -> dict:
     A B that does not compile or load fails alone; after a failed launch (the context may
     be gone) the B's not timed yet are ``not-run``, for the caller to time on their own.
 
+    ``job["pair_timeout_s"]``: each pairing's limit (:func:`_watchdog`); the worker
+    writes a progress line as it starts and ends each one, so that a worker ended there
+    still gives what it timed (``gate.tasks.bench_many_task`` reads them).
+
     ``job["then"]`` (``keep``, ``include``, ``trials``, ``side_ms``): a second round on
     the same inputs -- the ``keep`` B's that the first round found slowest relative to A
     (median time B / time A), and the B's at the indexes in ``include``, are paired again
@@ -299,6 +316,12 @@ def _bench_many(job: dict, wl, backend, device, ph, out: dict) -> dict:
                           "reason": state["broken"]}
             return None
 
+    limit = job.get("pair_timeout_s")
+
+    def emit(obj):  # progress lines: what a worker ended by the watchdog had finished
+        sys.stdout.write(json.dumps(obj, default=_plain) + "\n")
+        sys.stdout.flush()
+
     with device():
         ph.t = time.perf_counter()
         setup = Setup(backend, wl, sizes)
@@ -307,10 +330,13 @@ def _bench_many(job: dict, wl, backend, device, ph, out: dict) -> dict:
                 if isinstance(b, dict):
                     results[k] = b
                     continue
-                p = pair(k, int(job.get("trials", 5)), float(job.get("side_ms", 1500.0)))
+                emit({"start": k})
+                with _watchdog(limit, "a paired timing"):
+                    p = pair(k, int(job.get("trials", 5)), float(job.get("side_ms", 1500.0)))
                 if p is not None:
                     results[k] = {"ok": True, "backend": backend.name,
                                   "device": backend.device_name, "paired": p, "size": sizes}
+                emit({"done": k, "result": results[k]})
             then = job.get("then")
             if then:
                 timed = [k for k, r in enumerate(results) if r.get("paired")]
@@ -319,9 +345,12 @@ def _bench_many(job: dict, wl, backend, device, ph, out: dict) -> dict:
                                | {k for k in then.get("include", ()) if k in timed})
                 for k in again:
                     first = results[k]
-                    p = pair(k, int(then["trials"]), float(then["side_ms"]))
+                    emit({"start_full": k})
+                    with _watchdog(limit, "a paired timing"):
+                        p = pair(k, int(then["trials"]), float(then["side_ms"]))
                     if p is not None:
                         first["full"] = p
+                        emit({"done_full": k, "full": p})
                     else:  # the round-one timing stays; the entry says why no full one
                         results[k] = dict(first, full_error=results[k])
         finally:

@@ -71,6 +71,7 @@ class WalkOptions:
     min_cost: float = 1.02  # GPU: below this slowdown every removal is a tie (walk order)
     timeout_s: float = 300.0
     run_timeout_s: float = 120.0  # a correct stage once it holds the GPU (a hang ends here)
+    pair_timeout_s: float = 120.0  # GPU: one paired timing (past it: the candidate is too slow)
     progress: bool = True
     log: list = field(default_factory=list)
     cluster: str | None = None  # --cluster: local:N or tcp://HOST:PORT (None: local pool)
@@ -777,35 +778,36 @@ def _bench(cands, trials: int, cur: bytes, opts, wl, expert_path, ex, kernel=Non
     """Paired trials of each candidate (B) against the current state (A); sets each
     candidate's ``effect``. Up to ``BATCH`` candidates share one worker, one compile of A
     and one upload of the timing inputs (``bench_many_task``); the batches go through the
-    executor side by side (the per-GPU lock keeps each timing alone on its GPU). A
-    candidate that a batch could not time (the worker died or hung, or an earlier
-    candidate broke its context) is timed again on its own (``bench_task``)."""
-    from kltrans.gate.tasks import bench_many_task, bench_task
+    executor side by side (the per-GPU lock keeps each timing alone on its GPU). Each
+    pairing has ``opts.pair_timeout_s``: one past it is ``too-slow`` (its effect says
+    so), and the candidates its worker had not reached yet go again in a new batch."""
+    from kltrans.gate.tasks import bench_many_task
 
     name = os.path.basename(expert_path)
     side = float(side_ms or opts.side_ms)
-    common = {"workload": wl.path, "timeout_s": opts.timeout_s, "trials": trials,
-              "side_ms": side, "min_reps": 3}
-    batches = [cands[k:k + BATCH] for k in range(0, len(cands), BATCH)]
-    items = [dict(common, a_source=cur.decode("utf-8"), a_name="current_" + name,
-                  kernel=kernel, name_expression=ne,
-                  bs=[{"source": c.after.decode("utf-8"), "name": f"cand{k * BATCH + i}_" + name}
-                      for i, c in enumerate(b)])
-             for k, b in enumerate(batches)]
-    again = []
-    for b, out in zip(batches, ex.get().map(bench_many_task, items, gpu=False)):  # devlock
-        for c, r in zip(b, out["results"]):
-            if r.get("verdict") in ("not-run", "crash", "timeout"):
-                again.append(c)
-            else:
-                c.effect = step_effect(r)
-    if again:
-        singles = [dict(common, a_source=cur.decode("utf-8"), a_name="current_" + name,
-                        b_source=c.after.decode("utf-8"), b_name=f"cand{i}_" + name,
-                        kernel_a=kernel, kernel_b=kernel)
-                   for i, c in enumerate(again)]
-        for c, r in zip(again, ex.get().map(bench_task, singles, gpu=False)):
-            c.effect = step_effect(r)
+    pending = list(cands)
+    while pending:
+        batches = [pending[k:k + BATCH] for k in range(0, len(pending), BATCH)]
+        items = [{"workload": wl.path, "timeout_s": opts.timeout_s, "trials": trials,
+                  "side_ms": side, "min_reps": 3, "pair_timeout_s": opts.pair_timeout_s,
+                  "a_source": cur.decode("utf-8"), "a_name": "current_" + name,
+                  "kernel": kernel, "name_expression": ne,
+                  "bs": [{"source": c.after.decode("utf-8"), "name": f"cand{i}_" + name}
+                         for i, c in enumerate(b)]}
+                 for b in batches]
+        again, last = [], {}
+        for b, out in zip(batches, ex.get().map(bench_many_task, items, gpu=False)):  # devlock
+            for c, r in zip(b, out["results"]):
+                if r.get("verdict") == "not-run":
+                    again.append(c)
+                    last[id(c)] = r
+                else:
+                    c.effect = step_effect(r)
+        if len(again) == len(pending):  # no batch got anywhere: each keeps its verdict
+            for c in again:
+                c.effect = step_effect(last[id(c)])
+            return
+        pending = again
 
 
 def _measure(accepted, cur: bytes, opts, wl, expert_path, ex, screen_keep: int = 3,
@@ -817,8 +819,9 @@ def _measure(accepted, cur: bytes, opts, wl, expert_path, ex, screen_keep: int =
     (each side near ``opts.side_ms``) for the ``screen_keep`` that cost most time in the
     screen and for the first in walk order (the choice where every removal is a tie).
     The step is chosen among the fully timed; the others keep their one-trial effect,
-    marked ``screened``. At least 3 repetitions a side. A candidate that worker could not
-    time is timed on its own, fully."""
+    marked ``screened``. At least 3 repetitions a side. A pairing past
+    ``opts.pair_timeout_s`` is ``too-slow``; the candidates its worker had not reached are
+    timed again, fully (:func:`_bench`)."""
     from kltrans.gate.tasks import bench_many_task
 
     if len(accepted) <= screen_keep:
@@ -827,6 +830,7 @@ def _measure(accepted, cur: bytes, opts, wl, expert_path, ex, screen_keep: int =
     name = os.path.basename(expert_path)
     item = {"workload": wl.path, "timeout_s": opts.timeout_s, "trials": 1,
             "side_ms": max(20.0, opts.side_ms / 4.0), "min_reps": 3,
+            "pair_timeout_s": opts.pair_timeout_s,
             "a_source": cur.decode("utf-8"), "a_name": "current_" + name, "kernel": kernel,
             "name_expression": ne,
             "bs": [{"source": c.after.decode("utf-8"), "name": f"cand{i}_" + name}
@@ -836,7 +840,7 @@ def _measure(accepted, cur: bytes, opts, wl, expert_path, ex, screen_keep: int =
     [out] = ex.get().map(bench_many_task, [item], gpu=False)  # devlock
     again = []
     for c, r in zip(accepted, out["results"]):
-        if r.get("verdict") in ("not-run", "crash", "timeout"):
+        if r.get("verdict") == "not-run":
             again.append(c)
         elif r.get("full"):
             c.effect = step_effect(dict(r, paired=r["full"]))

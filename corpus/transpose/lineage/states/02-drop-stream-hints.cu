@@ -14,7 +14,7 @@
 extern "C" __global__ void __launch_bounds__(TR_BX * TR_BY)
 transpose(const float* __restrict__ in, float* __restrict__ out, int rows, int cols)
 {
-    __shared__ float tile[TR_TILE][TR_TILE + 1];
+    __shared__ float tile[TR_TILE][TR_TILE];
 
     const int tx = threadIdx.x;
     const int ty = threadIdx.y;
@@ -39,7 +39,7 @@ transpose(const float* __restrict__ in, float* __restrict__ out, int rows, int c
                 const int r = r0 + ty + j;
                 const int c = c0 + tx + h;
                 if (r < rows && c < cols) {
-                    tile[ty + j][tx + h] = in[(size_t)r * cols + c];
+                    tile[ty + j][tx + h] = __ldg(in + (size_t)r * cols + c);
                 }
             }
         }

@@ -1,0 +1,62 @@
+// kltrans: launch histogram grid=min(ceil_div(n, 65536), 792) block=256
+// histogram expert: bins[v] += 1 for every byte v of data[0..n), 256 uint32 bins; the
+// caller zeroes bins.
+// Mechanisms: shared-memory privatization with one counter column per lane: the block
+// keeps 256 x 32 counters (32 KB), and lane l of every warp counts into column l, so
+// the 32 lanes of a warp always hit 32 different banks (no bank conflicts, whatever the
+// data) and shared atomics only collide between warps; at the end the block merges the
+// 32 columns of each bin (rotated reads, conflict-free) and adds them to bins with one
+// global atomicAdd per bin per block. Data comes in 16-byte uint4 loads, four in flight
+// per thread, in a grid-stride loop over a grid capped at 6 blocks per SM (132 SMs,
+// 32 KB of shared memory each); a scalar head up to the first 16-byte boundary and a
+// scalar tail handle any base address and any n.
+#include <stdint.h>
+
+#define HG_THREADS 256
+#define HG_BINS 256
+#define HG_UNROLL 4
+
+__device__ __forceinline__ void hg_count_word(unsigned int* col, unsigned int w)
+{
+    // col points at counter [0][lane]; bin b lives at col[b * 32]
+    atomicAdd(col + (w & 0xffu), 1u);
+    atomicAdd(col + ((w >> 8) & 0xffu), 1u);
+    atomicAdd(col + ((w >> 16) & 0xffu), 1u);
+    atomicAdd(col + (w >> 24), 1u);
+}
+
+__device__ __forceinline__ void hg_count_vec(unsigned int* col, uint4 v)
+{
+    hg_count_word(col, v.x);
+    hg_count_word(col, v.y);
+    hg_count_word(col, v.z);
+    hg_count_word(col, v.w);
+}
+
+extern "C" __global__ void
+histogram(const uint8_t* data, unsigned int* bins, int n)
+{
+    const size_t count = n > 0 ? (size_t)n : 0;
+    const size_t tid = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    const size_t nthreads = (size_t)gridDim.x * blockDim.x;
+
+    // bytes before the first 16-byte boundary, whole uint4s, then a tail of < 16 bytes
+    size_t head = (16u - ((uintptr_t)data & 15u)) & 15u;
+    if (head > count) {
+        head = count;
+    }
+    const size_t nvec = (count - head) / 16;
+    const size_t tail_start = head + nvec * 16;
+    const uint4* dv = reinterpret_cast<const uint4*>(data + head);
+
+    size_t i = tid;
+    for (; i < nvec; i += nthreads) {
+        hg_count_vec(bins, dv[i]);
+    }
+    if (tid < head) {
+        atomicAdd(bins + (unsigned int)data[tid], 1u);
+    }
+    if (tid < count - tail_start) {
+        atomicAdd(bins + (unsigned int)data[tail_start + tid], 1u);
+    }
+}
