@@ -349,3 +349,14 @@ def test_gpu_timing_goes_again_where_a_batch_stopped(tmp_path):
     calls.clear()
     _bench(cands[:2], 5, b"cur", opts, wl, "expert.cu", ex)
     assert len(calls) == 1 and not cands[0].effect["ok"] and not cands[1].effect["ok"]
+
+
+def test_gpu_walk_times_at_the_naive_variants_own_size():
+    """A GPU walk times every step at one size: the naive variant's own bench size where
+    the spec gives it one (scan: its walk reaches a quadratic direct tile prefix, which
+    would not finish at 2^28), as --measure does; else the workload's (None)."""
+    from kltrans.lineage.walk import timing_size
+    from kltrans.workload.spec import load_workload
+
+    assert timing_size(load_workload(os.path.join(HERE, "..", "corpus", "scan"))) == {"n": 262144}
+    assert timing_size(load_workload(os.path.join(HERE, "..", "corpus", "layernorm"))) is None

@@ -13,7 +13,7 @@ One step from state S:
    give S back token for token (comments and whitespace aside). A candidate that fails it
    is rejected at stage ``roundtrip``: a step that cannot be reversed cannot become a skill;
 4. the choice among accepted candidates: on a GPU, the one whose removal costs the most
-   time (paired trials against S, ``kltrans.gate.run.bench``: ``max-time``), unless no
+   time (paired trials against S, all at one size: :func:`timing_size`; ``max-time``), unless no
    removal costs at least ``min_cost`` (2%): those ties go by the catalogue's walk order
    (``walk-order-tie``); without a GPU, the walk order (``passes.WALK_ORDER``, then pass
    name, then site) — the rule used is recorded with the step;
@@ -35,6 +35,7 @@ choice rule (recorded with its measurements).
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import os
 import sys
@@ -72,6 +73,7 @@ class WalkOptions:
     timeout_s: float = 300.0
     run_timeout_s: float = 120.0  # a correct stage once it holds the GPU (a hang ends here)
     pair_timeout_s: float = 120.0  # GPU: one paired timing (past it: the candidate is too slow)
+    bench_size: dict | None = None  # GPU: time at this size (default: see _walk)
     progress: bool = True
     log: list = field(default_factory=list)
     cluster: str | None = None  # --cluster: local:N or tcp://HOST:PORT (None: local pool)
@@ -114,6 +116,20 @@ def simplify_passes() -> list:
     out = [get_pass(n)() for n in names(kind="simplify")]
     out.sort(key=lambda p: (rank.get(p.name, len(rank)), p.name))
     return out
+
+
+def timing_size(wl) -> dict | None:
+    """The size a GPU walk times every step at, where it is not the workload's bench size:
+    the naive variant's own bench size where the spec gives it one (an O(n^2) naive
+    kernel, and the states near it, would not finish at the workload's: scan's walk
+    reaches a tile prefix summed directly, quadratic), as ``kltrans lineage --measure``
+    does. None: the workload's bench size."""
+    from kltrans.gate.run import variant_bench_size
+
+    if "naive" not in wl.kernels:
+        return None
+    own = variant_bench_size(wl, wl.kernel_path("naive"))
+    return dict(own) if own else None
 
 
 def _sizes(wl, limit: int | None) -> list[dict]:
@@ -362,6 +378,10 @@ def _walk(opts: WalkOptions, ex: _LazyExecutor) -> dict:
     if backend == "cuda":
         config["side_ms"] = opts.side_ms
         config["min_cost"] = opts.min_cost
+        if opts.bench_size is None and timing_size(wl):
+            opts = dataclasses.replace(opts, bench_size=timing_size(wl))
+        if opts.bench_size:
+            config["bench_size"] = opts.bench_size
     doc = None if opts.restart else store.load(out)
     if doc is not None and doc.get("config") != config:
         _say(opts, f"{out}: an earlier walk with other inputs is there; starting over "
@@ -790,6 +810,7 @@ def _bench(cands, trials: int, cur: bytes, opts, wl, expert_path, ex, kernel=Non
         batches = [pending[k:k + BATCH] for k in range(0, len(pending), BATCH)]
         items = [{"workload": wl.path, "timeout_s": opts.timeout_s, "trials": trials,
                   "side_ms": side, "min_reps": 3, "pair_timeout_s": opts.pair_timeout_s,
+                  "bench_size": opts.bench_size,
                   "a_source": cur.decode("utf-8"), "a_name": "current_" + name,
                   "kernel": kernel, "name_expression": ne,
                   "bs": [{"source": c.after.decode("utf-8"), "name": f"cand{i}_" + name}
@@ -830,7 +851,7 @@ def _measure(accepted, cur: bytes, opts, wl, expert_path, ex, screen_keep: int =
     name = os.path.basename(expert_path)
     item = {"workload": wl.path, "timeout_s": opts.timeout_s, "trials": 1,
             "side_ms": max(20.0, opts.side_ms / 4.0), "min_reps": 3,
-            "pair_timeout_s": opts.pair_timeout_s,
+            "pair_timeout_s": opts.pair_timeout_s, "bench_size": opts.bench_size,
             "a_source": cur.decode("utf-8"), "a_name": "current_" + name, "kernel": kernel,
             "name_expression": ne,
             "bs": [{"source": c.after.decode("utf-8"), "name": f"cand{i}_" + name}
