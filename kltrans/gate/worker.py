@@ -27,8 +27,11 @@ def run_job(job: dict, timeout_s: float = 300.0, env: dict | None = None) -> dic
     except subprocess.TimeoutExpired as e:
         tail = (e.stderr or b"")[-2000:]
         tail = tail.decode("utf-8", "replace") if isinstance(tail, bytes) else tail
+        so = e.stdout or b""
+        so = so.decode("utf-8", "replace") if isinstance(so, bytes) else so
         return {"ok": False, "verdict": "timeout",
                 "reason": f"the worker did not finish within {timeout_s:g} s (hang?)",
+                "lines": _json_lines([ln for ln in so.splitlines() if ln.startswith("{")]),
                 "stderr": tail, "seconds": time.perf_counter() - t0}
     lines = [ln for ln in p.stdout.splitlines() if ln.startswith("{")]
     limit = job.get("run_timeout_s") or job.get("pair_timeout_s")

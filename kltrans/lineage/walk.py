@@ -808,7 +808,8 @@ def _bench(cands, trials: int, cur: bytes, opts, wl, expert_path, ex, kernel=Non
     pending = list(cands)
     while pending:
         batches = [pending[k:k + BATCH] for k in range(0, len(pending), BATCH)]
-        items = [{"workload": wl.path, "timeout_s": opts.timeout_s, "trials": trials,
+        items = [{"workload": wl.path, "trials": trials,
+                  "timeout_s": opts.timeout_s + opts.pair_timeout_s * len(b),
                   "side_ms": side, "min_reps": 3, "pair_timeout_s": opts.pair_timeout_s,
                   "bench_size": opts.bench_size,
                   "a_source": cur.decode("utf-8"), "a_name": "current_" + name,
@@ -849,7 +850,9 @@ def _measure(accepted, cur: bytes, opts, wl, expert_path, ex, screen_keep: int =
         _bench(accepted, 5, cur, opts, wl, expert_path, ex, kernel, ne)
         return
     name = os.path.basename(expert_path)
-    item = {"workload": wl.path, "timeout_s": opts.timeout_s, "trials": 1,
+    # each pairing has its own watchdog; the job's limit only backs them up
+    item = {"workload": wl.path, "trials": 1,
+            "timeout_s": opts.timeout_s + opts.pair_timeout_s * (len(accepted) + screen_keep + 1),
             "side_ms": max(20.0, opts.side_ms / 4.0), "min_reps": 3,
             "pair_timeout_s": opts.pair_timeout_s, "bench_size": opts.bench_size,
             "a_source": cur.decode("utf-8"), "a_name": "current_" + name, "kernel": kernel,
