@@ -304,6 +304,9 @@ def test_gpu_timing_results_become_effects(tmp_path):
     (fn, [item]), (fn2, singles) = calls
     assert fn == "bench_many_task" and item["trials"] == 1 and item["side_ms"] == 25.0
     assert item["then"] == {"keep": 3, "include": [0], "trials": 5, "side_ms": 100.0}
+    # the gate's file name on every side: part of the compile cache's key, so the timing
+    # worker reuses what the gate compiled
+    assert item["a_name"] == "expert.cu" and {b["name"] for b in item["bs"]} == {"expert.cu"}
     # the one the batch could not run: timed again, fully, in a batch of its own
     assert fn2 == "bench_many_task" and len(singles) == 1 and len(singles[0]["bs"]) == 1
     assert singles[0]["trials"] == 5 and "then" not in singles[0]

@@ -58,8 +58,9 @@ def measure(lineage_dir: str, workload_dir: str, cluster: str | None = None,
             if redo or not (t.get("effect") or {}).get("ok")]
     states = {st["hash"]: store.read_state(lineage_dir, st) for st in doc["states"]}
     name = cfg["kernel"]
-    items = [{"a_source": states[t["before"]].decode("utf-8"), "a_name": f"before{t['step']}.cu",
-              "b_source": states[t["after"]].decode("utf-8"), "b_name": f"after{t['step']}.cu",
+    fname = os.path.basename(cfg["expert"])  # the walk's gate name: compile cache hits
+    items = [{"a_source": states[t["before"]].decode("utf-8"), "a_name": fname,
+              "b_source": states[t["after"]].decode("utf-8"), "b_name": fname,
               "kernel_a": name, "kernel_b": name, "workload": wl.path, "trials": trials,
               "timeout_s": 300.0, "side_ms": side_ms,
               **({"bench_size": size} if size else {})} for t in todo]

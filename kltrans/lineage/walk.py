@@ -812,10 +812,9 @@ def _bench(cands, trials: int, cur: bytes, opts, wl, expert_path, ex, kernel=Non
                   "timeout_s": opts.timeout_s + opts.pair_timeout_s * len(b),
                   "side_ms": side, "min_reps": 3, "pair_timeout_s": opts.pair_timeout_s,
                   "bench_size": opts.bench_size,
-                  "a_source": cur.decode("utf-8"), "a_name": "current_" + name,
+                  "a_source": cur.decode("utf-8"), "a_name": name,
                   "kernel": kernel, "name_expression": ne,
-                  "bs": [{"source": c.after.decode("utf-8"), "name": f"cand{i}_" + name}
-                         for i, c in enumerate(b)]}
+                  "bs": [{"source": c.after.decode("utf-8"), "name": name} for c in b]}
                  for b in batches]
         again, last = [], {}
         for b, out in zip(batches, ex.get().map(bench_many_task, items, gpu=False)):  # devlock
@@ -855,10 +854,11 @@ def _measure(accepted, cur: bytes, opts, wl, expert_path, ex, screen_keep: int =
             "timeout_s": opts.timeout_s + opts.pair_timeout_s * (len(accepted) + screen_keep + 1),
             "side_ms": max(20.0, opts.side_ms / 4.0), "min_reps": 3,
             "pair_timeout_s": opts.pair_timeout_s, "bench_size": opts.bench_size,
-            "a_source": cur.decode("utf-8"), "a_name": "current_" + name, "kernel": kernel,
+            # the gate's file name: the program name is part of the compile cache's key,
+            # so the timing worker finds every kernel the gate compiled
+            "a_source": cur.decode("utf-8"), "a_name": name, "kernel": kernel,
             "name_expression": ne,
-            "bs": [{"source": c.after.decode("utf-8"), "name": f"cand{i}_" + name}
-                   for i, c in enumerate(accepted)],
+            "bs": [{"source": c.after.decode("utf-8"), "name": name} for c in accepted],
             "then": {"keep": screen_keep, "include": [0], "trials": 5,
                      "side_ms": float(opts.side_ms)}}
     [out] = ex.get().map(bench_many_task, [item], gpu=False)  # devlock

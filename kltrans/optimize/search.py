@@ -264,8 +264,9 @@ def _paired(a_src: bytes, b_src: bytes, name: str, wl, opts, check=None) -> dict
     from kltrans.gate.run import _stage_results
     from kltrans.gate.tasks import bench_task
 
-    r = bench_task({"a_source": a_src.decode("utf-8"), "a_name": "best_" + name,
-                    "b_source": b_src.decode("utf-8"), "b_name": "cand_" + name,
+    # the gate's file name for both: the program name is part of the compile cache's key
+    r = bench_task({"a_source": a_src.decode("utf-8"), "a_name": name,
+                    "b_source": b_src.decode("utf-8"), "b_name": name,
                     "workload": wl.path, "timeout_s": opts.timeout_s, "trials": opts.trials,
                     "check_b": check, "side_ms": opts.trial_ms, "bench_size": opts.bench_size,
                     # a candidate is kept only if faster in every trial: after the first
