@@ -305,6 +305,10 @@ def test_summary_takes_expert_fraction_and_vendor_ratio_from_the_target_baseline
                 "seed": 0, "termination": {"kind": "budget"},
                 "final": {"evaluations": 5, "accepted": len(accepted), "rejected": 3,
                           "speedup_vs_start": 2.0 if accepted else 1.0},
+                "candidates": [{"verdict": "rejected", "stage": "compile"},
+                               {"verdict": "rejected", "stage": "correct"},
+                               {"verdict": "rejected", "stage": "profile"},
+                               {"verdict": "accepted", "stage": None}],
                 "accepted": list(accepted), "timing": timing}
 
     runs = [dict(run("w", "skills", {"naive": {"ok": True, "ms": 8.0, "final_ms": 4.0,
@@ -320,6 +324,8 @@ def test_summary_takes_expert_fraction_and_vendor_ratio_from_the_target_baseline
     assert rows["skills"]["expert_fraction"] == pytest.approx(0.25)
     assert rows["skills"]["over_vendor"] == pytest.approx(0.5)      # 2 ms / 4 ms
     assert rows["skills"]["evals_to_90"] == 2
+    # of the 3 wasted, 2 failed the gate (compile, correct); the other was not faster
+    assert rows["skills"]["wasted"] == 3 and rows["skills"]["failed"] == 2
     assert rows["blind"]["speedup"] == 1.0                          # nothing accepted
     assert rows["blind"]["expert_fraction"] == pytest.approx(0.125)
     assert rows["blind"]["over_vendor"] == pytest.approx(0.25)      # 2 ms / 8 ms (naive)

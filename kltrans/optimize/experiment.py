@@ -199,6 +199,11 @@ def summarize(runs: list[dict], vendors: dict) -> dict:
         rows.append({"target": r["target"], "kind": r["kind"], "strategy": strategy,
                      "seed": r["seed"], "evaluations": r["final"]["evaluations"],
                      "accepted": r["final"]["accepted"], "wasted": r["final"]["rejected"],
+                     # of the wasted: candidates the gate failed (compile or correct), the
+                     # ones a precondition exists to avoid; the rest were not faster
+                     "failed": sum(1 for c in r.get("candidates") or ()
+                                   if c.get("verdict") == "rejected"
+                                   and c.get("stage") in ("compile", "correct")),
                      "speedup": sp, "expert_fraction": frac, "over_vendor": over_vendor,
                      "evals_to_90": to90, "termination": r["termination"]["kind"],
                      "pipeline": [a["spec"] for a in r["accepted"]]})
@@ -224,6 +229,7 @@ def summarize(runs: list[dict], vendors: dict) -> dict:
                 "geomean_over_vendor": _geo([r["over_vendor"] for r in sel]),
                 "mean_evals_to_90": sum(r["evals_to_90"] for r in sel) / len(sel),
                 "wasted": sum(r["wasted"] for r in sel),
+                "failed": sum(r.get("failed", 0) for r in sel),
                 "evaluations": sum(r["evaluations"] for r in sel)}
     return {"rows": rows, "aggregate": agg}
 
@@ -412,11 +418,11 @@ def render(doc: dict) -> str:
                      f"{_f(r['expert_fraction']):>8s} {_f(r['over_vendor']):>8s} "
                      f"{r['evals_to_90']:5d}  {r['termination']}")
     lines += ["", f"{'set/strategy':22s} {'targets':>7s} {'geo speedup':>11s} {'geo /expert':>11s} "
-              f"{'geo /vendor':>11s} {'evals->90%':>10s} {'wasted':>6s}"]
+              f"{'geo /vendor':>11s} {'evals->90%':>10s} {'wasted':>6s} {'failed':>6s}"]
     for k, a in doc["aggregate"].items():
         lines.append(f"{k:22s} {a['targets']:7d} {_f(a['geomean_speedup']):>11s} "
                      f"{_f(a['geomean_expert_fraction']):>11s} {_f(a['geomean_over_vendor']):>11s} "
-                     f"{a['mean_evals_to_90']:10.1f} {a['wasted']:6d}")
+                     f"{a['mean_evals_to_90']:10.1f} {a['wasted']:6d} {a.get('failed', 0):6d}")
     left = sorted({t for a in doc["aggregate"].values() for t in a.get("left_out") or []})
     if left:
         lines.append(f"(means over the targets every strategy of a set has; left out: "
@@ -433,11 +439,12 @@ def render_markdown(doc: dict, svg: str, notes: str = "") -> str:
         head += [notes.strip(), ""]
     head += [f"![geometric-mean speedup]({svg})", "", "## Geometric means", "",
             "| set / strategy | targets | speedup over naive | fraction of expert | over vendor "
-            "| evaluations to 90% | wasted evaluations |", "|---|---:|---:|---:|---:|---:|---:|"]
+            "| evaluations to 90% | wasted evaluations | of them failed compile or correct |",
+            "|---|---:|---:|---:|---:|---:|---:|---:|"]
     for k, a in doc["aggregate"].items():
         head.append(f"| {k} | {a['targets']} | {_f(a['geomean_speedup'])} | "
                     f"{_f(a['geomean_expert_fraction'])} | {_f(a['geomean_over_vendor'])} | "
-                    f"{a['mean_evals_to_90']:.1f} | {a['wasted']} |")
+                    f"{a['mean_evals_to_90']:.1f} | {a['wasted']} | {a.get('failed', '-')} |")
     left = sorted({t for a in doc["aggregate"].values() for t in a.get("left_out") or []})
     if left:
         head += ["", "Every mean is over the targets that all strategies of its set have a run "
