@@ -74,3 +74,36 @@ def test_bench_many_times_each_candidate_on_one_upload():
         assert len(r["full"]["ratios"]) == 3
     assert 0.8 < same["full"]["ratio_median"] < 1.25
     assert all(q < 1.0 for q in slow["full"]["ratios"])  # time(A) / time(B): B is slower
+
+
+@pytest.mark.gpu
+def test_watchdogs_end_a_kernel_that_never_returns():
+    """A kernel that spins forever ends its worker at the watchdog's limit, not at the
+    job's timeout: as a correct stage (verdict ``timeout``) and as a timing (``too-slow``,
+    what the worker timed before it kept, the candidates after it ``not-run``). The
+    worker waits in a driver call that may hold the GIL, so this is the case that needs
+    the signal rather than a timer thread."""
+    import time
+
+    from kltrans.gate.tasks import bench_many_task, gate_task
+
+    wl = os.path.join(ROOT, "corpus", "reduce-sum")
+    expert = open(os.path.join(wl, "expert.cu")).read()
+    body = expert.index("{", expert.index("__global__")) + 1
+    spin = expert[:body] + " while (clock64() >= 0) { }" + expert[body:]  # never returns
+    t0 = time.perf_counter()
+    r = gate_task({"source": spin, "name": "expert.cu", "workload": wl, "backend": "cuda",
+                   "sizes": [{"n": 1000}], "seeds": [0], "timeout_s": 240,
+                   "run_timeout_s": 5})
+    assert not r["ok"] and r["fail"][0] == "correct" and "timeout" in r["fail"][1]
+    assert time.perf_counter() - t0 < 120
+    t0 = time.perf_counter()
+    out = bench_many_task({
+        "a_source": expert, "a_name": "expert.cu", "workload": wl, "trials": 1,
+        "side_ms": 20.0, "min_reps": 3, "timeout_s": 240, "pair_timeout_s": 10,
+        "bs": [{"source": expert, "name": "expert.cu"}, {"source": spin, "name": "expert.cu"},
+               {"source": expert, "name": "expert.cu"}]})
+    first, stuck, after = out["results"]
+    assert first["ok"] and len(first["paired"]["ratios"]) == 1
+    assert stuck["verdict"] == "too-slow" and after["verdict"] == "not-run"
+    assert time.perf_counter() - t0 < 120
