@@ -116,8 +116,9 @@ def bench_many_task(item: dict) -> dict:
     second round for the slowest B's and those named, each result's ``full``).
     Returns ``results``: one per B, in order, each shaped as :func:`bench_task`'s result
     (``paired``, ``device``, ``size``; or a verdict: ``not-run`` where an earlier B broke
-    the worker's context), with ``placement``; a worker that dies or hangs gives every B
-    its verdict."""
+    the worker's context), with ``placement``. ``pair_timeout_s``: each pairing's limit;
+    a worker that does not finish keeps what its progress lines report
+    (:func:`_bench_many_progress`)."""
     from kltrans.gate.run import pick_kernel
     from kltrans.gate.worker import run_job
     from kltrans.syntax import parse
