@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -35,7 +36,7 @@ def run_job(job: dict, timeout_s: float = 300.0, env: dict | None = None) -> dic
                 "stderr": tail, "seconds": time.perf_counter() - t0}
     lines = [ln for ln in p.stdout.splitlines() if ln.startswith("{")]
     limit = job.get("run_timeout_s") or job.get("pair_timeout_s")
-    if limit and p.returncode == -_watchdog_signal():
+    if limit and p.returncode == -signal.SIGALRM:  # ended by its _watchdog
         return {"ok": False, "verdict": "timeout",
                 "reason": f"the {job.get('kind', 'job')}'s run on the device went past "
                           f"{limit:g} s (hang?)", "lines": _json_lines(lines),
@@ -59,12 +60,6 @@ def _json_lines(lines: list) -> list:
         except ValueError:
             pass
     return out
-
-
-def _watchdog_signal() -> int:
-    import signal
-
-    return int(getattr(signal, WATCHDOG_SIGNAL))
 
 
 # ------------------------------------------------------------------ in the worker
@@ -238,9 +233,6 @@ def _work(job: dict, phases: dict | None = None, partial: dict | None = None) ->
     raise ValueError(f"unknown job kind {job['kind']!r}")
 
 
-WATCHDOG_SIGNAL = "SIGALRM"
-
-
 @contextlib.contextmanager
 def _watchdog(seconds, what: str):
     """End this worker when ``what`` runs past ``seconds``: :func:`run_job` reads the
@@ -252,19 +244,16 @@ def _watchdog(seconds, what: str):
     The signal's default action ends the process even while a driver call that holds the
     GIL waits for the hung kernel (a Python timer thread could not run then); the kernel
     releases the lock with the process."""
-    import signal
-
     if not seconds:
         yield
         return
-    sig = getattr(signal, WATCHDOG_SIGNAL)
-    old = signal.signal(sig, signal.SIG_DFL)
+    old = signal.signal(signal.SIGALRM, signal.SIG_DFL)
     signal.setitimer(signal.ITIMER_REAL, float(seconds))
     try:
         yield
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0.0)
-        signal.signal(sig, old)
+        signal.signal(signal.SIGALRM, old)
 
 
 def _bench_many(job: dict, wl, backend, device, ph, out: dict) -> dict:

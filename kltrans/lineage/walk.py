@@ -378,7 +378,7 @@ def _walk(opts: WalkOptions, ex: _LazyExecutor) -> dict:
     if backend == "cuda":
         config["side_ms"] = opts.side_ms
         config["min_cost"] = opts.min_cost
-        if opts.bench_size is None and timing_size(wl):
+        if opts.bench_size is None:
             opts = dataclasses.replace(opts, bench_size=timing_size(wl))
         if opts.bench_size:
             config["bench_size"] = opts.bench_size
@@ -793,6 +793,23 @@ def choose_step(accepted: list, min_cost: float) -> tuple:
 BATCH = 8  # candidates timed by one worker (kltrans.gate.tasks.bench_many_task)
 
 
+def _timing_item(cands, trials: int, side_ms: float, cur: bytes, opts, wl, expert_path,
+                 kernel, ne, rounds: int | None = None) -> dict:
+    """The ``bench_many_task`` input that pairs each of ``cands`` (B) with ``cur`` (A).
+    Every kernel keeps the gate's file name: the program name is part of the compile
+    cache's key, so the timing worker finds every kernel the gate compiled. Each pairing
+    has its own watchdog (``pair_timeout_s``); the job's limit, for ``rounds`` pairings
+    (default: one per candidate), only backs them up."""
+    name = os.path.basename(expert_path)
+    rounds = len(cands) if rounds is None else rounds
+    return {"workload": wl.path, "trials": trials, "side_ms": float(side_ms), "min_reps": 3,
+            "timeout_s": opts.timeout_s + opts.pair_timeout_s * rounds,
+            "pair_timeout_s": opts.pair_timeout_s, "bench_size": opts.bench_size,
+            "a_source": cur.decode("utf-8"), "a_name": name, "kernel": kernel,
+            "name_expression": ne,
+            "bs": [{"source": c.after.decode("utf-8"), "name": name} for c in cands]}
+
+
 def _bench(cands, trials: int, cur: bytes, opts, wl, expert_path, ex, kernel=None, ne=None,
            side_ms: float | None = None) -> None:
     """Paired trials of each candidate (B) against the current state (A); sets each
@@ -803,18 +820,11 @@ def _bench(cands, trials: int, cur: bytes, opts, wl, expert_path, ex, kernel=Non
     so), and the candidates its worker had not reached yet go again in a new batch."""
     from kltrans.gate.tasks import bench_many_task
 
-    name = os.path.basename(expert_path)
     side = float(side_ms or opts.side_ms)
     pending = list(cands)
     while pending:
         batches = [pending[k:k + BATCH] for k in range(0, len(pending), BATCH)]
-        items = [{"workload": wl.path, "trials": trials,
-                  "timeout_s": opts.timeout_s + opts.pair_timeout_s * len(b),
-                  "side_ms": side, "min_reps": 3, "pair_timeout_s": opts.pair_timeout_s,
-                  "bench_size": opts.bench_size,
-                  "a_source": cur.decode("utf-8"), "a_name": name,
-                  "kernel": kernel, "name_expression": ne,
-                  "bs": [{"source": c.after.decode("utf-8"), "name": name} for c in b]}
+        items = [_timing_item(b, trials, side, cur, opts, wl, expert_path, kernel, ne)
                  for b in batches]
         again, last = [], {}
         for b, out in zip(batches, ex.get().map(bench_many_task, items, gpu=False)):  # devlock
@@ -848,19 +858,10 @@ def _measure(accepted, cur: bytes, opts, wl, expert_path, ex, screen_keep: int =
     if len(accepted) <= screen_keep:
         _bench(accepted, 5, cur, opts, wl, expert_path, ex, kernel, ne)
         return
-    name = os.path.basename(expert_path)
-    # each pairing has its own watchdog; the job's limit only backs them up
-    item = {"workload": wl.path, "trials": 1,
-            "timeout_s": opts.timeout_s + opts.pair_timeout_s * (len(accepted) + screen_keep + 1),
-            "side_ms": max(20.0, opts.side_ms / 4.0), "min_reps": 3,
-            "pair_timeout_s": opts.pair_timeout_s, "bench_size": opts.bench_size,
-            # the gate's file name: the program name is part of the compile cache's key,
-            # so the timing worker finds every kernel the gate compiled
-            "a_source": cur.decode("utf-8"), "a_name": name, "kernel": kernel,
-            "name_expression": ne,
-            "bs": [{"source": c.after.decode("utf-8"), "name": name} for c in accepted],
-            "then": {"keep": screen_keep, "include": [0], "trials": 5,
-                     "side_ms": float(opts.side_ms)}}
+    item = _timing_item(accepted, 1, max(20.0, opts.side_ms / 4.0), cur, opts, wl,
+                        expert_path, kernel, ne, rounds=len(accepted) + screen_keep + 1)
+    item["then"] = {"keep": screen_keep, "include": [0], "trials": 5,
+                    "side_ms": float(opts.side_ms)}
     [out] = ex.get().map(bench_many_task, [item], gpu=False)  # devlock
     again = []
     for c, r in zip(accepted, out["results"]):
