@@ -47,40 +47,9 @@ __device__ __forceinline__ void smx_add1(float& m, float& s, float v)
     s += expf(v - m);
 }
 
-// merge (m, s) over the G threads of a row group; every thread gets the row's pair.
-// Called by every thread of the block (it may hold a barrier).
-__device__ __forceinline__ void smx_group_merge(float& m, float& s, int G, float* red_m,
-                                                float* red_s)
-{
-#pragma unroll
-    for (int off = 16; off > 0; off >>= 1) {
-        const float om = __shfl_xor_sync(0xffffffffu, m, off);
-        const float os = __shfl_xor_sync(0xffffffffu, s, off);
-        smx_merge(m, s, om, os);
-    }
-    if (G > 32) {  // uniform over the block: G depends on cols only
-        const int warp = threadIdx.x >> 5;
-        if ((threadIdx.x & 31) == 0) {
-            red_m[warp] = m;
-            red_s[warp] = s;
-        }
-        __syncthreads();
-        const int W = G >> 5;
-        const int first = (warp / W) * W;
-        m = red_m[first];
-        s = red_s[first];
-        for (int w = 1; w < W; ++w) {
-            smx_merge(m, s, red_m[first + w], red_s[first + w]);
-        }
-    }
-}
-
-extern "C" __global__ void __launch_bounds__(SMX_THREADS)
+extern "C" __global__ void
 softmax(const float* __restrict__ x, float* __restrict__ y, int rows, int cols)
 {
-    __shared__ float red_m[SMX_THREADS / 32];
-    __shared__ float red_s[SMX_THREADS / 32];
-
     const int q = (cols + 1023) / 1024;
     const int rpb = q >= 1 && q <= 8 ? 8 / q : 1;  // rows per block: 8, 4, 2 or 1
     const int G = SMX_THREADS / rpb;                // threads per row: 32 .. 256
@@ -99,8 +68,21 @@ softmax(const float* __restrict__ x, float* __restrict__ y, int rows, int cols)
 #pragma unroll
         for (int k = 0; k < SMX_VEC; ++k) {
             const int base = 4 * (gt + k * G);
-            for (int j = 0; j < 4; ++j) {
-                v[k][j] = active && base + j < cols ? xr[base + j] : -INFINITY;
+            if (vec_ok) {
+                if (active && base < cols) {
+                    const float4 t = *(reinterpret_cast<const float4*>(xr + base));
+                    v[k][0] = t.x;
+                    v[k][1] = t.y;
+                    v[k][2] = t.z;
+                    v[k][3] = t.w;
+                } else {
+                    v[k][0] = v[k][1] = v[k][2] = v[k][3] = -INFINITY;
+                }
+            } else {
+#pragma unroll
+                for (int j = 0; j < 4; ++j) {
+                    v[k][j] = active && base + j < cols ? xr[base + j] : -INFINITY;
+                }
             }
         }
         float m = -INFINITY;
@@ -124,15 +106,31 @@ softmax(const float* __restrict__ x, float* __restrict__ y, int rows, int cols)
         }
         const float my_m = m;
         const float my_s = s;
-        smx_group_merge(m, s, G, red_m, red_s);
+        m = -INFINITY;
+        s = 0.0f;
+        for (int c = 0; c < cols; ++c) {
+            smx_add1(m, s, xr[c]);
+        }
         // y = exp(v - m_thread) * exp(m_thread - m_row) / s_row
         const float f = my_s == 0.0f ? 0.0f : expf(my_m - m) / s;
 #pragma unroll
         for (int k = 0; k < SMX_VEC; ++k) {
             const int base = 4 * (gt + k * G);
-            for (int j = 0; j < 4; ++j) {
-                if (active && base + j < cols) {
-                    yr[base + j] = v[k][j] * f;
+            if (vec_ok) {
+                if (active && base < cols) {
+                    float4 t;
+                    t.x = v[k][0] * f;
+                    t.y = v[k][1] * f;
+                    t.z = v[k][2] * f;
+                    t.w = v[k][3] * f;
+                    *reinterpret_cast<float4*>(yr + base) = t;
+                }
+            } else {
+#pragma unroll
+                for (int j = 0; j < 4; ++j) {
+                    if (active && base + j < cols) {
+                        yr[base + j] = v[k][j] * f;
+                    }
                 }
             }
         }
@@ -164,11 +162,15 @@ softmax(const float* __restrict__ x, float* __restrict__ y, int rows, int cols)
             }
         } else {
             for (int c = gt; c < cols; c += G) {
-                smx_add1(m, s, __ldg(xr + c));
+                smx_add1(m, s, xr[c]);
             }
         }
     }
-    smx_group_merge(m, s, G, red_m, red_s);
+    m = -INFINITY;
+    s = 0.0f;
+    for (int c = 0; c < cols; ++c) {
+        smx_add1(m, s, xr[c]);
+    }
     if (!active) {
         return;
     }
@@ -195,7 +197,7 @@ softmax(const float* __restrict__ x, float* __restrict__ y, int rows, int cols)
             }
         }
         for (; c < nv; c += G) {
-            const float4 t = __ldg(xv + c);
+            const float4 t = xv[c];
             float4 o;
             o.x = expf(t.x - m) * inv;
             o.y = expf(t.y - m) * inv;
@@ -205,7 +207,7 @@ softmax(const float* __restrict__ x, float* __restrict__ y, int rows, int cols)
         }
     } else {
         for (int c = gt; c < cols; c += G) {
-            yr[c] = expf(__ldg(xr + c) - m) * inv;
+            yr[c] = expf(xr[c] - m) * inv;
         }
     }
 }

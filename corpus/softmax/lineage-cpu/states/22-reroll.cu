@@ -47,7 +47,7 @@ __device__ __forceinline__ void smx_add1(float& m, float& s, float v)
     s += expf(v - m);
 }
 
-extern "C" __global__ void __launch_bounds__(SMX_THREADS)
+extern "C" __global__ void
 softmax(const float* __restrict__ x, float* __restrict__ y, int rows, int cols)
 {
     const int q = (cols + 1023) / 1024;
@@ -65,26 +65,33 @@ softmax(const float* __restrict__ x, float* __restrict__ y, int rows, int cols)
     if (cols <= G * SMX_VEC * 4) {
         // ---------------------------------------------- the row lives in registers
         float v[SMX_VEC][4];
-#pragma unroll
         for (int k = 0; k < SMX_VEC; ++k) {
             const int base = 4 * (gt + k * G);
-            for (int j = 0; j < 4; ++j) {
-                v[k][j] = active && base + j < cols ? xr[base + j] : -INFINITY;
+            if (vec_ok) {
+                if (active && base < cols) {
+                    const float4 t = *(reinterpret_cast<const float4*>(xr + base));
+                    v[k][0] = t.x;
+                    v[k][1] = t.y;
+                    v[k][2] = t.z;
+                    v[k][3] = t.w;
+                } else {
+                    v[k][0] = v[k][1] = v[k][2] = v[k][3] = -INFINITY;
+                }
+            } else {
+                for (int j = 0; j < 4; ++j) {
+                    v[k][j] = active && base + j < cols ? xr[base + j] : -INFINITY;
+                }
             }
         }
         float m = -INFINITY;
-#pragma unroll
         for (int k = 0; k < SMX_VEC; ++k) {
-#pragma unroll
             for (int j = 0; j < 4; ++j) {
                 m = fmaxf(m, v[k][j]);
             }
         }
         float s = 0.0f;
         if (m != -INFINITY) {
-#pragma unroll
             for (int k = 0; k < SMX_VEC; ++k) {
-#pragma unroll
                 for (int j = 0; j < 4; ++j) {
                     v[k][j] = expf(v[k][j] - m);  // exp(-inf) = 0 past the row end
                     s += v[k][j];
@@ -100,12 +107,22 @@ softmax(const float* __restrict__ x, float* __restrict__ y, int rows, int cols)
         }
         // y = exp(v - m_thread) * exp(m_thread - m_row) / s_row
         const float f = my_s == 0.0f ? 0.0f : expf(my_m - m) / s;
-#pragma unroll
         for (int k = 0; k < SMX_VEC; ++k) {
             const int base = 4 * (gt + k * G);
-            for (int j = 0; j < 4; ++j) {
-                if (active && base + j < cols) {
-                    yr[base + j] = v[k][j] * f;
+            if (vec_ok) {
+                if (active && base < cols) {
+                    float4 t;
+                    t.x = v[k][0] * f;
+                    t.y = v[k][1] * f;
+                    t.z = v[k][2] * f;
+                    t.w = v[k][3] * f;
+                    *reinterpret_cast<float4*>(yr + base) = t;
+                }
+            } else {
+                for (int j = 0; j < 4; ++j) {
+                    if (active && base + j < cols) {
+                        yr[base + j] = v[k][j] * f;
+                    }
                 }
             }
         }
@@ -123,11 +140,9 @@ softmax(const float* __restrict__ x, float* __restrict__ y, int rows, int cols)
             int c = gt;
             for (; c + (SMX_UNROLL - 1) * G < nv; c += SMX_UNROLL * G) {
                 float4 t[SMX_UNROLL];
-#pragma unroll
                 for (int u = 0; u < SMX_UNROLL; ++u) {
                     t[u] = xv[c + u * G];
                 }
-#pragma unroll
                 for (int u = 0; u < SMX_UNROLL; ++u) {
                     smx_add4(m, s, t[u]);
                 }
@@ -157,7 +172,6 @@ softmax(const float* __restrict__ x, float* __restrict__ y, int rows, int cols)
         int c = gt;
         for (; c + (SMX_UNROLL - 1) * G < nv; c += SMX_UNROLL * G) {
             float4 t[SMX_UNROLL];
-#pragma unroll
             for (int u = 0; u < SMX_UNROLL; ++u) {
                 t[u] = xv[c + u * G];
             }

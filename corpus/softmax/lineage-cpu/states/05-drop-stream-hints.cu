@@ -99,8 +99,21 @@ softmax(const float* __restrict__ x, float* __restrict__ y, int rows, int cols)
 #pragma unroll
         for (int k = 0; k < SMX_VEC; ++k) {
             const int base = 4 * (gt + k * G);
-            for (int j = 0; j < 4; ++j) {
-                v[k][j] = active && base + j < cols ? xr[base + j] : -INFINITY;
+            if (vec_ok) {
+                if (active && base < cols) {
+                    const float4 t = *(reinterpret_cast<const float4*>(xr + base));
+                    v[k][0] = t.x;
+                    v[k][1] = t.y;
+                    v[k][2] = t.z;
+                    v[k][3] = t.w;
+                } else {
+                    v[k][0] = v[k][1] = v[k][2] = v[k][3] = -INFINITY;
+                }
+            } else {
+#pragma unroll
+                for (int j = 0; j < 4; ++j) {
+                    v[k][j] = active && base + j < cols ? xr[base + j] : -INFINITY;
+                }
             }
         }
         float m = -INFINITY;
@@ -130,9 +143,21 @@ softmax(const float* __restrict__ x, float* __restrict__ y, int rows, int cols)
 #pragma unroll
         for (int k = 0; k < SMX_VEC; ++k) {
             const int base = 4 * (gt + k * G);
-            for (int j = 0; j < 4; ++j) {
-                if (active && base + j < cols) {
-                    yr[base + j] = v[k][j] * f;
+            if (vec_ok) {
+                if (active && base < cols) {
+                    float4 t;
+                    t.x = v[k][0] * f;
+                    t.y = v[k][1] * f;
+                    t.z = v[k][2] * f;
+                    t.w = v[k][3] * f;
+                    *reinterpret_cast<float4*>(yr + base) = t;
+                }
+            } else {
+#pragma unroll
+                for (int j = 0; j < 4; ++j) {
+                    if (active && base + j < cols) {
+                        yr[base + j] = v[k][j] * f;
+                    }
                 }
             }
         }
@@ -182,7 +207,7 @@ softmax(const float* __restrict__ x, float* __restrict__ y, int rows, int cols)
             float4 t[SMX_UNROLL];
 #pragma unroll
             for (int u = 0; u < SMX_UNROLL; ++u) {
-                t[u] = xv[c + u * G];
+                t[u] = __ldg(xv + c + u * G);
             }
 #pragma unroll
             for (int u = 0; u < SMX_UNROLL; ++u) {
