@@ -231,16 +231,6 @@ layernorm(const __nv_bfloat16* __restrict__ x, const __nv_bfloat16* __restrict__
         (((uintptr_t)x | (uintptr_t)y | (uintptr_t)weight | (uintptr_t)bias) & 15u) == 0;
     // L2 prefetch (sm_90 bulk copy engine): the rows of the block LN_PREFETCH blocks ahead
     // are pulled into L2 by one instruction, so DRAM streams ahead of the register loads
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900 && !defined(__KLTRANS_CPU_EMULATION__)
-    if (threadIdx.x == 0 && vec_ok) {
-        const long long ahead = ((long long)blockIdx.x + LN_PREFETCH) * rpb;
-        if (ahead + rpb <= rows) {
-            asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;"
-                         :: "l"(x + (size_t)ahead * (size_t)cols),
-                            "r"((unsigned int)(rpb * cols * sizeof(__nv_bfloat16))) : "memory");
-        }
-    }
-#endif
 
     if (G == 32) {
         // ------------------------------------- one warp per row: shuffles only, no barrier
@@ -314,7 +304,7 @@ layernorm(const __nv_bfloat16* __restrict__ x, const __nv_bfloat16* __restrict__
             float b[8];
             ln_unpack<2>(xv[c], f);
             ln_unpack<2>(reinterpret_cast<const uint4*>(weight)[c], w);
-            ln_unpack<2>(reinterpret_cast<const uint4*>(bias)[c], b);
+            ln_unpack<2>(__ldg(reinterpret_cast<const uint4*>(bias) + c), b);
             uint4 packed;
             __nv_bfloat162* h = reinterpret_cast<__nv_bfloat162*>(&packed);
 #pragma unroll

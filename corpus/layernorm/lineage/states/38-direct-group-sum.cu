@@ -84,17 +84,18 @@ __device__ __forceinline__ void ln_row_scalar(const __nv_bfloat16* xr,
     for (int c = gt; c < n; c += G) {
         s += __bfloat162float(xr[c]);
     }
-    s = 0.0f;
-    for (int c = 0; c < n; ++c) {
-        s += __bfloat162float(xr[c]);
-    }
+    s = WARP ? ln_warp_sum(s) : ln_group_sum(s, G, red[0]);
     const float mu = s * inv_cols;
     float sq = 0.0f;
     for (int c = gt; c < n; c += G) {
         const float d = __bfloat162float(xr[c]) - mu;
         sq = d * d + sq;
     }
-    sq = WARP ? ln_warp_sum(sq) : ln_group_sum(sq, G, red[1]);
+    sq = 0.0f;
+    for (int c = 0; c < n; ++c) {
+        const float d = __bfloat162float(xr[c]) - mu;
+        sq = d * d + sq;
+    }
     const float rs = 1.0f / sqrtf(sq * inv_cols + eps);
     if (!active) {
         return;

@@ -80,21 +80,10 @@ scan(const int* __restrict__ in, int* __restrict__ out, int n,
 
     // unit u = k * 32 + lane of the warp's 2048 elements covers elements 4u .. 4u + 3
     unsigned int v[SC_UNITS][4];
-    if (vec_ok) {
-        const int4* __restrict__ src = reinterpret_cast<const int4*>(in + warp_base);
-        for (int k = 0; k < SC_UNITS; ++k) {
-            const int4 t = src[k * 32 + lane];
-            v[k][0] = (unsigned int)t.x;
-            v[k][1] = (unsigned int)t.y;
-            v[k][2] = (unsigned int)t.z;
-            v[k][3] = (unsigned int)t.w;
-        }
-    } else {
-        for (int k = 0; k < SC_UNITS; ++k) {
-            for (int j = 0; j < 4; ++j) {
-                const size_t i = warp_base + 4 * (size_t)(k * 32 + lane) + j;
-                v[k][j] = i < count ? (unsigned int)in[i] : 0u;
-            }
+    for (int k = 0; k < SC_UNITS; ++k) {
+        for (int j = 0; j < 4; ++j) {
+            const size_t i = warp_base + 4 * (size_t)(k * 32 + lane) + j;
+            v[k][j] = i < count ? (unsigned int)in[i] : 0u;
         }
     }
 

@@ -56,9 +56,9 @@ __device__ __forceinline__ void sg_wait_all()
 
 template <bool VEC>
 __device__ __forceinline__ void sgemm_expert_body(int M, int N, int K, float alpha,
-                                                  const float* __restrict__ A,
-                                                  const float* __restrict__ B, float beta,
-                                                  float* __restrict__ C,
+                                                  const float* A,
+                                                  const float* B, float beta,
+                                                  float* C,
                                                   float (*As)[SG_BK][SG_BM],
                                                   float (*Bs)[SG_BK][SG_BN])
 {
@@ -96,6 +96,7 @@ __device__ __forceinline__ void sgemm_expert_body(int M, int N, int K, float alp
 
     // Issues the copies of the tile starting at k0 into stage s (zero fill outside).
     auto load_tile = [&](int k0, int s) {
+#pragma unroll
         for (int j = 0; j < SG_BK / 8; ++j) {
             const int ka = k0 + 8 * j + a_k;
             const bool ka_ok = ka < K;

@@ -56,9 +56,9 @@ __device__ __forceinline__ void sg_wait_all()
 
 template <bool VEC>
 __device__ __forceinline__ void sgemm_expert_body(int M, int N, int K, float alpha,
-                                                  const float* __restrict__ A,
-                                                  const float* __restrict__ B, float beta,
-                                                  float* __restrict__ C,
+                                                  const float* A,
+                                                  const float* B, float beta,
+                                                  float* C,
                                                   float (*As)[SG_BK][SG_BM],
                                                   float (*Bs)[SG_BK][SG_BN])
 {
@@ -100,9 +100,11 @@ __device__ __forceinline__ void sgemm_expert_body(int M, int N, int K, float alp
             const int ka = k0 + 8 * j + a_k;
             const bool ka_ok = ka < K;
             const int ka_c = ka_ok ? ka : 0;
+#pragma unroll
             for (int i = 0; i < 4; ++i)
                 sg_copy4(&As[s][8 * j + a_k][a_m + 32 * i], a_src[i] + ka_c, ka_ok && a_ok[i]);
         }
+#pragma unroll
         for (int j = 0; j < SG_BK / 8; ++j) {
             const int kb = k0 + 8 * j + b_k;
             const bool kb_ok = kb < K;
@@ -158,7 +160,6 @@ __device__ __forceinline__ void sgemm_expert_body(int M, int N, int K, float alp
         fa[0][1] = *reinterpret_cast<const float4*>(&As[cur][0][m_off + 16]);
         fb[0][0] = *reinterpret_cast<const float4*>(&Bs[cur][0][n_off]);
         fb[0][1] = *reinterpret_cast<const float4*>(&Bs[cur][0][n_off + 32]);
-#pragma unroll
         for (int k = 0; k < SG_BK; ++k) {
             const int f = k & 1;
             if (k + 1 < SG_BK) {

@@ -56,9 +56,9 @@ __device__ __forceinline__ void sg_wait_all()
 
 template <bool VEC>
 __device__ __forceinline__ void sgemm_expert_body(int M, int N, int K, float alpha,
-                                                  const float* __restrict__ A,
-                                                  const float* __restrict__ B, float beta,
-                                                  float* __restrict__ C,
+                                                  const float* A,
+                                                  const float* B, float beta,
+                                                  float* C,
                                                   float (*As)[SG_BK][SG_BM],
                                                   float (*Bs)[SG_BK][SG_BN])
 {
@@ -103,6 +103,7 @@ __device__ __forceinline__ void sgemm_expert_body(int M, int N, int K, float alp
             for (int i = 0; i < 4; ++i)
                 sg_copy4(&As[s][8 * j + a_k][a_m + 32 * i], a_src[i] + ka_c, ka_ok && a_ok[i]);
         }
+#pragma unroll
         for (int j = 0; j < SG_BK / 8; ++j) {
             const int kb = k0 + 8 * j + b_k;
             const bool kb_ok = kb < K;
@@ -111,6 +112,7 @@ __device__ __forceinline__ void sgemm_expert_body(int M, int N, int K, float alp
                 const bool ok = kb_ok && b_c < N;  // N % 4 == 0: all four or none
                 sg_copy16(&Bs[s][8 * j + b_k][b_c - bn], bp + (b_c < N ? b_c : 0), ok);
             } else {
+#pragma unroll
                 for (int i = 0; i < 4; ++i) {
                     const int c = b_c + 32 * i;
                     sg_copy4(&Bs[s][8 * j + b_k][c - bn], bp + (c < N ? c : 0), kb_ok && c < N);
@@ -157,7 +159,6 @@ __device__ __forceinline__ void sgemm_expert_body(int M, int N, int K, float alp
         fa[0][1] = *reinterpret_cast<const float4*>(&As[cur][0][m_off + 16]);
         fb[0][0] = *reinterpret_cast<const float4*>(&Bs[cur][0][n_off]);
         fb[0][1] = *reinterpret_cast<const float4*>(&Bs[cur][0][n_off + 32]);
-#pragma unroll
         for (int k = 0; k < SG_BK; ++k) {
             const int f = k & 1;
             if (k + 1 < SG_BK) {

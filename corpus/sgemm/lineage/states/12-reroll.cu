@@ -56,9 +56,9 @@ __device__ __forceinline__ void sg_wait_all()
 
 template <bool VEC>
 __device__ __forceinline__ void sgemm_expert_body(int M, int N, int K, float alpha,
-                                                  const float* __restrict__ A,
-                                                  const float* __restrict__ B, float beta,
-                                                  float* __restrict__ C,
+                                                  const float* A,
+                                                  const float* B, float beta,
+                                                  float* C,
                                                   float (*As)[SG_BK][SG_BM],
                                                   float (*Bs)[SG_BK][SG_BN])
 {
@@ -130,7 +130,9 @@ __device__ __forceinline__ void sgemm_expert_body(int M, int N, int K, float alp
     const int n_off = wn * 64 + tn * 4;  // cols n_off..+3 and n_off+32..+35
 
     float acc[8][8];
+#pragma unroll
     for (int i = 0; i < 8; ++i)
+#pragma unroll
         for (int j = 0; j < 8; ++j)
             acc[i][j] = 0.0f;
 
@@ -155,7 +157,6 @@ __device__ __forceinline__ void sgemm_expert_body(int M, int N, int K, float alp
         fa[0][1] = *reinterpret_cast<const float4*>(&As[cur][0][m_off + 16]);
         fb[0][0] = *reinterpret_cast<const float4*>(&Bs[cur][0][n_off]);
         fb[0][1] = *reinterpret_cast<const float4*>(&Bs[cur][0][n_off + 32]);
-#pragma unroll
         for (int k = 0; k < SG_BK; ++k) {
             const int f = k & 1;
             if (k + 1 < SG_BK) {

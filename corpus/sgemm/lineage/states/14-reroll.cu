@@ -56,9 +56,9 @@ __device__ __forceinline__ void sg_wait_all()
 
 template <bool VEC>
 __device__ __forceinline__ void sgemm_expert_body(int M, int N, int K, float alpha,
-                                                  const float* __restrict__ A,
-                                                  const float* __restrict__ B, float beta,
-                                                  float* __restrict__ C,
+                                                  const float* A,
+                                                  const float* B, float beta,
+                                                  float* C,
                                                   float (*As)[SG_BK][SG_BM],
                                                   float (*Bs)[SG_BK][SG_BN])
 {
@@ -137,6 +137,7 @@ __device__ __forceinline__ void sgemm_expert_body(int M, int N, int K, float alp
     const int ntiles = (K + SG_BK - 1) / SG_BK;
 
     // Prologue: tiles 0 .. SG_STAGES-2 in flight, wait for tile 0.
+#pragma unroll
     for (int s = 0; s < SG_STAGES - 1; ++s)
         load_tile(s * SG_BK, s);
     sg_wait_stage();

@@ -56,9 +56,9 @@ __device__ __forceinline__ void sg_wait_all()
 
 template <bool VEC>
 __device__ __forceinline__ void sgemm_expert_body(int M, int N, int K, float alpha,
-                                                  const float* __restrict__ A,
-                                                  const float* __restrict__ B, float beta,
-                                                  float* __restrict__ C,
+                                                  const float* A,
+                                                  const float* B, float beta,
+                                                  float* C,
                                                   float (*As)[SG_BK][SG_BM],
                                                   float (*Bs)[SG_BK][SG_BN])
 {
@@ -166,6 +166,7 @@ __device__ __forceinline__ void sgemm_expert_body(int M, int N, int K, float alp
                                 fa[f][1].x, fa[f][1].y, fa[f][1].z, fa[f][1].w};
             const float b[8] = {fb[f][0].x, fb[f][0].y, fb[f][0].z, fb[f][0].w,
                                 fb[f][1].x, fb[f][1].y, fb[f][1].z, fb[f][1].w};
+#pragma unroll
             for (int i = 0; i < 8; ++i)
 #pragma unroll
                 for (int j = 0; j < 8; ++j)

@@ -56,9 +56,9 @@ __device__ __forceinline__ void sg_wait_all()
 
 template <bool VEC>
 __device__ __forceinline__ void sgemm_expert_body(int M, int N, int K, float alpha,
-                                                  const float* __restrict__ A,
-                                                  const float* __restrict__ B, float beta,
-                                                  float* __restrict__ C,
+                                                  const float* A,
+                                                  const float* B, float beta,
+                                                  float* C,
                                                   float (*As)[SG_BK][SG_BM],
                                                   float (*Bs)[SG_BK][SG_BN])
 {
@@ -179,6 +179,7 @@ __device__ __forceinline__ void sgemm_expert_body(int M, int N, int K, float alp
     sg_wait_all();  // no copy may still be writing shared memory when the block retires
 
     // ---- epilogue: C = alpha * acc + beta * C, C read once, predicated at the edges
+#pragma unroll
     for (int i = 0; i < 8; ++i) {
         const int row = bm + m_off + (i < 4 ? i : 12 + i);  // i>=4 -> m_off+16+(i-4)
         if (row >= M) continue;

@@ -56,9 +56,9 @@ __device__ __forceinline__ void sg_wait_all()
 
 template <bool VEC>
 __device__ __forceinline__ void sgemm_expert_body(int M, int N, int K, float alpha,
-                                                  const float* __restrict__ A,
-                                                  const float* __restrict__ B, float beta,
-                                                  float* __restrict__ C,
+                                                  const float* A,
+                                                  const float* B, float beta,
+                                                  float* C,
                                                   float (*As)[SG_BK][SG_BM],
                                                   float (*Bs)[SG_BK][SG_BN])
 {
@@ -183,6 +183,7 @@ __device__ __forceinline__ void sgemm_expert_body(int M, int N, int K, float alp
         const int row = bm + m_off + (i < 4 ? i : 12 + i);  // i>=4 -> m_off+16+(i-4)
         if (row >= M) continue;
         float* c_row = C + (size_t)row * (size_t)N;
+#pragma unroll
         for (int h = 0; h < 2; ++h) {
             const int col = bn + n_off + h * 32;
             if (VEC) {
