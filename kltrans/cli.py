@@ -612,11 +612,14 @@ def cmd_lineage(args) -> int:
         raise UsageError("--max-steps must be >= 0 and --jobs >= 1")
     if not args.side_ms > 0 or args.max_backtracks < 0:
         raise UsageError("--side-ms must be > 0 and --max-backtracks >= 0")
+    if args.redo_from is not None and (args.redo_from < 1 or args.restart):
+        raise UsageError("--redo-from must be >= 1, and cannot go with --restart")
     opts = WalkOptions(args.workload, args.expert, args.backend, args.max_steps, args.out,
                        args.jobs, args.size_limit, args.arch, args.restart,
                        tuple(args.assume), args.probes, side_ms=args.side_ms,
                        max_backtracks=args.max_backtracks,
-                       progress=not args.quiet, cluster=args.cluster)
+                       progress=not args.quiet, cluster=args.cluster,
+                       redo_from=args.redo_from)
     try:
         doc = walk(opts)
     except WalkError as e:
@@ -831,6 +834,9 @@ def build_parser() -> argparse.ArgumentParser:
                     help="a fact beyond the workload's own (no_alias(*), aligned(*,16))")
     sl.add_argument("--restart", action="store_true",
                     help="ignore a lineage already there (with --measure: time every step again)")
+    sl.add_argument("--redo-from", type=int, metavar="N",
+                    help="walk the lineage already there again from step N: steps N on are "
+                         "dropped and taken again by this version's rules")
     sl.add_argument("--measure", action="store_true",
                     help="do not walk: time every recorded step of the lineage in --out "
                          "(default DIR/lineage) on the GPU, paired, where it has no measured "

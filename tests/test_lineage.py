@@ -128,6 +128,44 @@ def test_interrupted_walk_resumes(expert, walked, tmp_path):
     assert done["transitions"][0] == part["transitions"][0]  # step 1 was not redone
 
 
+def test_redo_from_walks_the_later_steps_again(expert, walked, tmp_path):
+    _, full = walked
+    out = str(tmp_path / "l")
+    shutil.copytree(walked[0], out)
+    log = []
+    doc = walk(WalkOptions(SCALE, expert=expert[0], backend="cpu", out=out, progress=False,
+                           log=log, redo_from=2))
+    assert any("steps 2 on dropped" in m for m in log), log
+    assert any("resuming" in m and "1 step(s) already taken" in m for m in log), log
+    # the same rules and inputs: the same states and choices, the end named naive again
+    assert _hashes(doc) == _hashes(full) and doc["termination"]["kind"] == "naive"
+    assert doc["transitions"][0] == full["transitions"][0]  # step 1 was kept as it was
+    assert sorted(os.listdir(os.path.join(out, "states"))) == [
+        "00-expert.cu", "01-drop-launch-bounds.cu", "02-unrestrict-pointers.cu",
+        "03-naive.cu"]
+    # dropping only the end: the state before it is a middle state again until re-walked
+    again = walk(WalkOptions(SCALE, expert=expert[0], backend="cpu", out=out, progress=False,
+                             redo_from=3, max_steps=2))
+    assert len(again["transitions"]) == 2 and again["termination"]["kind"] == "max-steps"
+    assert sorted(os.listdir(os.path.join(out, "states"))) == [
+        "00-expert.cu", "01-drop-launch-bounds.cu", "02-unrestrict-pointers.cu"]
+
+
+def test_redo_from_needs_a_lineage_and_a_step_in_it(expert, walked, tmp_path, capsys):
+    from kltrans.cli import main
+
+    out = str(tmp_path / "l")
+    shutil.copytree(walked[0], out)
+    for n, msg in (("9", "has 3 step(s)"), ("0", "--redo-from must be >= 1")):
+        assert main(["lineage", SCALE, "--expert", expert[0], "--backend", "cpu", "--out", out,
+                     "--quiet", "--redo-from", n]) == 2
+        assert msg in capsys.readouterr().err
+    assert main(["lineage", SCALE, "--expert", expert[0], "--backend", "cpu", "--quiet",
+                 "--out", str(tmp_path / "none"), "--redo-from", "2"]) == 2
+    assert "no lineage of these inputs" in capsys.readouterr().err
+    assert json.load(open(os.path.join(out, "lineage.json")))["termination"]["kind"] == "naive"
+
+
 def test_corrupt_lineage_is_not_resumed(expert, walked, tmp_path):
     out = str(tmp_path / "l")
     walk(WalkOptions(SCALE, expert=expert[0], backend="cpu", out=out, max_steps=1,
@@ -238,23 +276,24 @@ def _cand(name, trials=None, screened=False, ok=True):
     return c
 
 
-def test_gpu_choice_takes_the_costliest_removal_whose_inverse_is_no_slower():
+def test_gpu_choice_takes_the_costliest_removal():
     from kltrans.lineage.walk import choose_step
 
     a = _cand("a", [1.0, 1.0, 1.0, 1.0, 1.0])
     b = _cand("b", [2.7, 2.8, 2.8, 2.8, 2.9])
-    c = _cand("c", [3.5, 3.6, 0.98, 3.6, 3.6])  # costlier, but one trial has A slower
+    c = _cand("c", [3.5, 3.6, 0.98, 3.6, 3.6])  # one trial has A slower: noise, by the median
     d = _cand("d", [9.0], screened=True)        # screened only: never chosen by time
-    assert choose_step([a, b, c, d], 1.02)[:2] == ("max-time", b)
-    assert b.roundtrip["no_slower"] is True and c.roundtrip["no_slower"] is False
-    # where no inverse is no slower in every trial, the costliest
-    e = _cand("e", [1.5, 1.5, 0.9, 1.5, 1.5])
-    assert choose_step([e, c], 1.02)[:2] == ("max-time", c)
-    # a removal that costs nothing never beats a costly one, no-slower or not
-    assert choose_step([a, c], 1.02)[:2] == ("max-time", c)
+    assert choose_step([a, b, c, d], 1.02)[:2] == ("max-time", c)
+    assert c.roundtrip["no_slower"] is True and c.roundtrip["trials_over"] == 4
+    # a costly removal's inverse is no slower by the median, whatever one trial says
+    e = _cand("e", [1.5, 0.9, 0.9, 1.5, 1.5])
+    assert choose_step([a, e], 1.02)[:2] == ("max-time", e)
+    assert e.roundtrip["no_slower"] is True and e.roundtrip["trials_over"] == 3
+    # a removal that costs nothing never beats a costly one
+    assert choose_step([a, d], 1.02)[:2] == ("walk-order-tie", a)
 
 
-def test_gpu_choice_among_ties_is_the_walk_order():
+def test_gpu_choice_among_ties_is_the_walk_order_of_those_no_slower():
     from kltrans.lineage.walk import choose_step
 
     first = _cand("first", [1.3], screened=True)  # screened: its one trial was noise
@@ -263,6 +302,17 @@ def test_gpu_choice_among_ties_is_the_walk_order():
     assert (rule, chosen, needs_timing) == ("walk-order-tie", first, True)
     # the first in walk order already timed fully needs no more trials
     assert choose_step(timed, 1.02) == ("walk-order-tie", timed[0], False)
+    # a removal that makes the kernel faster (its inverse is slower) is passed over
+    faster = _cand("faster", [0.95, 0.96, 0.95, 0.96, 0.95])
+    assert choose_step([faster] + timed, 1.02) == ("walk-order-tie", timed[0], False)
+    screened_faster = _cand("sf", [0.9], screened=True)
+    assert choose_step([screened_faster, faster] + timed, 1.02)[:2] == ("walk-order-tie", timed[0])
+    # every removal makes it faster: the one that changes it least, timed fully first
+    least = _cand("least", [0.97], screened=True)
+    assert choose_step([faster, screened_faster, least], 1.02) == ("inverse-slower", least, True)
+    least.effect = {"ok": True, "slowdown_trials": [0.97] * 5, "slowdown_median": 0.97}
+    assert choose_step([faster, screened_faster, least], 1.02) == ("inverse-slower", least, False)
+    assert least.roundtrip["no_slower"] is False
     # nothing timed (every timing failed): the walk order, as without a GPU
     failed = [_cand("p", [1.0], ok=False), _cand("q", [1.0], ok=False)]
     assert choose_step(failed, 1.02)[:2] == ("walk-order", failed[0])

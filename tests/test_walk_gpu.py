@@ -23,22 +23,25 @@ def test_gpu_walk_screens_candidates_and_chooses_by_time(tmp_path):
     assert doc["transitions"][0]["chosen_by"] == "max-time"
     for t in doc["transitions"]:
         e = t["effect"]
-        assert t["chosen_by"] in ("max-time", "walk-order-tie")
+        assert t["chosen_by"] in ("max-time", "walk-order-tie", "inverse-slower")
         assert e["ok"] and len(e["slowdown_trials"]) == 5
-        # the round trip on the GPU: the inverse is no slower in every trial, or it says not
-        assert t["roundtrip"]["no_slower"] == all(r >= 0.99 for r in e["slowdown_trials"])
+        # the round trip on the GPU: the inverse is no slower by the median, or it says not
+        assert t["roundtrip"]["no_slower"] == (e["slowdown_median"] >= 0.99)
+        assert t["roundtrip"]["trials_over"] == sum(r >= 0.99 for r in e["slowdown_trials"])
         alts = [a for a in t["alternatives"] if (a.get("effect") or {}).get("ok")]
         full = [a for a in alts if not a["effect"].get("screened")]
 
         def key(x):
-            return (x["roundtrip"]["no_slower"], x["effect"]["slowdown_median"])
+            return x["effect"]["slowdown_median"]
         if t["chosen_by"] == "max-time":
             # the chosen step costs at least 2% and at least as much as every alternative
-            # timed as fully that does (those whose inverse is no slower first)
+            # timed as fully
             assert e["slowdown_median"] >= 1.02
             assert all(key(t) >= key(a) for a in full if a["effect"]["slowdown_median"] >= 1.02)
         else:  # a tie: no removal timed fully costs 2%
             assert all(a["effect"]["slowdown_median"] < 1.02 for a in full)
+            # the first no slower in walk order; inverse-slower where none of them is
+            assert t["roundtrip"]["no_slower"] == (t["chosen_by"] == "walk-order-tie")
         assert all(len(a["effect"]["slowdown_trials"]) == 1 for a in alts
                    if a["effect"].get("screened"))
 

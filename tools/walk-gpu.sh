@@ -11,7 +11,10 @@
 #       trial; PROBES (default 6) the probes per step; WALK_TEST=1 also runs
 #       tests/test_walk_gpu.py alone first; SLOTS_PER_GPU (default 3) gate slots per GPU and
 #       walk. Each step's seconds_by_phase (lineage.json) says where its time went; a
-#       table of the walks (tools/walk-gpu-summary.py) is printed last
+#       table of the walks (tools/walk-gpu-summary.py) is printed last;
+#       REDO="layernorm:3 scan:9" walks committed lineages again from those steps (kltrans
+#       lineage --redo-from): corpus/W/lineage is copied to bench/walk-gpu/W where that is
+#       not there yet, then walked from step N by this version's rules (later calls resume)
 # then here, after each call:
 #   bash tools/walk-gpu.sh keep DIR     # DIR = the call's files_at: bench/walk-gpu/ as it was left
 # and once walks reach their end:
@@ -43,10 +46,19 @@ case "${1:-}" in
         || { echo "the GPU walk tests did not pass: no walks this call"; exit 1; }
     fi
     left=$(( ${WALK_SECONDS:-560} - SECONDS ))
-    for w in ${WALKS:-$(cpu_walked)}; do
+    declare -A redo=()
+    for r in ${REDO:-}; do
+      w=${r%%:*}
+      if [ ! -d "$DIR/$w" ]; then cp -r "corpus/$w/lineage" "$DIR/$w" && redo[$w]=${r##*:}; fi
+    done
+    walks=${WALKS:-}
+    [ -z "$walks" ] && [ -n "${REDO:-}" ] && walks=$(for r in $REDO; do echo "${r%%:*}"; done)
+    [ -z "$walks" ] && walks=$(cpu_walked)
+    for w in $walks; do
       timeout --signal=INT --kill-after=20 "$left" python3 -m kltrans lineage "corpus/$w" \
         --backend cuda --out "$DIR/$w" --jobs $(( ngpu * ${SLOTS_PER_GPU:-3} )) \
-        --side-ms "${SIDE_MS:-100}" --probes "${PROBES:-6}" >> "$DIR/$w.log" 2>&1 &
+        --side-ms "${SIDE_MS:-100}" --probes "${PROBES:-6}" \
+        ${redo[$w]:+--redo-from ${redo[$w]}} >> "$DIR/$w.log" 2>&1 &
     done
     wait || true
     for f in "$DIR"/*.log; do echo "$(basename "$f" .log): $(tail -1 "$f")"; done
