@@ -131,13 +131,13 @@ __device__ __forceinline__ void sgemm_expert_body(int M, int N, int K, float alp
 
     float acc[8][8];
     for (int i = 0; i < 8; ++i)
+#pragma unroll
         for (int j = 0; j < 8; ++j)
             acc[i][j] = 0.0f;
 
     const int ntiles = (K + SG_BK - 1) / SG_BK;
 
     // Prologue: tiles 0 .. SG_STAGES-2 in flight, wait for tile 0.
-#pragma unroll
     for (int s = 0; s < SG_STAGES - 1; ++s)
         load_tile(s * SG_BK, s);
     sg_wait_stage();

@@ -164,7 +164,7 @@ softmax(const float* __restrict__ x, float* __restrict__ y, int rows, int cols)
             }
         } else {
             for (int c = gt; c < cols; c += G) {
-                smx_add1(m, s, xr[c]);
+                smx_add1(m, s, __ldg(xr + c));
             }
         }
     }
@@ -205,7 +205,7 @@ softmax(const float* __restrict__ x, float* __restrict__ y, int rows, int cols)
         }
     } else {
         for (int c = gt; c < cols; c += G) {
-            yr[c] = expf(__ldg(xr + c) - m) * inv;
+            yr[c] = expf(xr[c] - m) * inv;
         }
     }
 }

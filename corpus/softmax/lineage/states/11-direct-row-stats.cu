@@ -47,9 +47,40 @@ __device__ __forceinline__ void smx_add1(float& m, float& s, float v)
     s += expf(v - m);
 }
 
-extern "C" __global__ void __launch_bounds__(SMX_THREADS)
+// merge (m, s) over the G threads of a row group; every thread gets the row's pair.
+// Called by every thread of the block (it may hold a barrier).
+__device__ __forceinline__ void smx_group_merge(float& m, float& s, int G, float* red_m,
+                                                float* red_s)
+{
+#pragma unroll
+    for (int off = 16; off > 0; off >>= 1) {
+        const float om = __shfl_xor_sync(0xffffffffu, m, off);
+        const float os = __shfl_xor_sync(0xffffffffu, s, off);
+        smx_merge(m, s, om, os);
+    }
+    if (G > 32) {  // uniform over the block: G depends on cols only
+        const int warp = threadIdx.x >> 5;
+        if ((threadIdx.x & 31) == 0) {
+            red_m[warp] = m;
+            red_s[warp] = s;
+        }
+        __syncthreads();
+        const int W = G >> 5;
+        const int first = (warp / W) * W;
+        m = red_m[first];
+        s = red_s[first];
+        for (int w = 1; w < W; ++w) {
+            smx_merge(m, s, red_m[first + w], red_s[first + w]);
+        }
+    }
+}
+
+extern "C" __global__ void
 softmax(const float* __restrict__ x, float* __restrict__ y, int rows, int cols)
 {
+    __shared__ float red_m[SMX_THREADS / 32];
+    __shared__ float red_s[SMX_THREADS / 32];
+
     const int q = (cols + 1023) / 1024;
     const int rpb = q >= 1 && q <= 8 ? 8 / q : 1;  // rows per block: 8, 4, 2 or 1
     const int G = SMX_THREADS / rpb;                // threads per row: 32 .. 256
@@ -141,11 +172,7 @@ softmax(const float* __restrict__ x, float* __restrict__ y, int rows, int cols)
             }
         }
     }
-    m = -INFINITY;
-    s = 0.0f;
-    for (int c = 0; c < cols; ++c) {
-        smx_add1(m, s, xr[c]);
-    }
+    smx_group_merge(m, s, G, red_m, red_s);
     if (!active) {
         return;
     }

@@ -185,11 +185,22 @@ __device__ __forceinline__ void sgemm_expert_body(int M, int N, int K, float alp
         float* c_row = C + (size_t)row * (size_t)N;
         for (int h = 0; h < 2; ++h) {
             const int col = bn + n_off + h * 32;
-#pragma unroll
-            for (int j = 0; j < 4; ++j) {
-                if (col + j < N) {
-                    float* p = c_row + col + j;
-                    *p = alpha * acc[i][h * 4 + j] + beta * *p;
+            if (VEC) {
+                if (col < N) {  // N % 4 == 0: the whole float4 is inside
+                    float4* p = reinterpret_cast<float4*>(c_row + col);
+                    float4 c = *p;
+                    c.x = alpha * acc[i][h * 4 + 0] + beta * c.x;
+                    c.y = alpha * acc[i][h * 4 + 1] + beta * c.y;
+                    c.z = alpha * acc[i][h * 4 + 2] + beta * c.z;
+                    c.w = alpha * acc[i][h * 4 + 3] + beta * c.w;
+                    *p = c;
+                }
+            } else {
+                for (int j = 0; j < 4; ++j) {
+                    if (col + j < N) {
+                        float* p = c_row + col + j;
+                        *p = alpha * acc[i][h * 4 + j] + beta * *p;
+                    }
                 }
             }
         }

@@ -55,6 +55,7 @@ extern "C" __global__ void
 scan(const int* __restrict__ in, int* __restrict__ out, int n,
      unsigned long long* __restrict__ scratch)
 {
+    __shared__ unsigned int s_tile;
     __shared__ unsigned int s_warp_total[SC_WARPS];
     __shared__ unsigned int s_prefix;
 
@@ -62,7 +63,11 @@ scan(const int* __restrict__ in, int* __restrict__ out, int n,
     unsigned long long* status = scratch + 1;
     const size_t count = n > 0 ? (size_t)n : 0;
 
-    const unsigned int tile = blockIdx.x;
+    if (threadIdx.x == 0) {
+        s_tile = (unsigned int)atomicAdd(counter, 1ull);
+    }
+    __syncthreads();
+    const unsigned int tile = s_tile;
     const int lane = threadIdx.x & 31;
     const int warp = threadIdx.x >> 5;
     const size_t tile_base = (size_t)tile * SC_TILE;
@@ -125,7 +130,6 @@ scan(const int* __restrict__ in, int* __restrict__ out, int n,
 
     if (vec_ok) {
         int4* __restrict__ dst = reinterpret_cast<int4*>(out + warp_base);
-#pragma unroll
         for (int k = 0; k < SC_UNITS; ++k) {
             const unsigned int b = base + excl[k];
             int4 t;
@@ -136,7 +140,6 @@ scan(const int* __restrict__ in, int* __restrict__ out, int n,
             dst[k * 32 + lane] = t;
         }
     } else {
-#pragma unroll
         for (int k = 0; k < SC_UNITS; ++k) {
             const unsigned int b = base + excl[k];
 #pragma unroll

@@ -55,11 +55,19 @@ extern "C" __global__ void
 scan(const int* __restrict__ in, int* __restrict__ out, int n,
      unsigned long long* __restrict__ scratch)
 {
+    __shared__ unsigned int s_tile;
+    __shared__ unsigned int s_warp_total[SC_WARPS];
+    __shared__ unsigned int s_prefix;
+
     unsigned long long* counter = scratch;
     unsigned long long* status = scratch + 1;
     const size_t count = n > 0 ? (size_t)n : 0;
 
-    const unsigned int tile = blockIdx.x;
+    if (threadIdx.x == 0) {
+        s_tile = (unsigned int)atomicAdd(counter, 1ull);
+    }
+    __syncthreads();
+    const unsigned int tile = s_tile;
     const int lane = threadIdx.x & 31;
     const int warp = threadIdx.x >> 5;
     const size_t tile_base = (size_t)tile * SC_TILE;
@@ -82,24 +90,46 @@ scan(const int* __restrict__ in, int* __restrict__ out, int n,
     // thread-local inclusive scan of each unit, then warp scans of the unit totals in
     // unit order (row k = 0..3, lanes within a row)
     unsigned int excl[SC_UNITS];
+    unsigned int carry = 0u;
     for (int k = 0; k < SC_UNITS; ++k) {
         v[k][1] += v[k][0];
         v[k][2] += v[k][1];
         v[k][3] += v[k][2];
-        excl[k] = 0u;
-        for (size_t i = tile_base; i < warp_base + 4 * (size_t)(k * 32 + lane); ++i) {
-            excl[k] += i < count ? (unsigned int)in[i] : 0u;
+        unsigned int inc = v[k][3];
+        for (int off = 1; off < 32; off <<= 1) {
+            const unsigned int up = __shfl_up_sync(0xffffffffu, inc, off);
+            if (lane >= off) {
+                inc += up;
+            }
         }
+        excl[k] = carry + inc - v[k][3];
+        carry += __shfl_sync(0xffffffffu, inc, 31);
     }
-    unsigned int prefix = 0u;
-    for (size_t i = 0; i < tile_base; ++i) {
-        prefix += (unsigned int)in[i];
+    if (lane == 0) {
+        s_warp_total[warp] = carry;
     }
-    const unsigned int base = prefix;
+    __syncthreads();
+    unsigned int warp_prefix = 0u;
+    unsigned int aggregate = 0u;
+    for (int w = 0; w < SC_WARPS; ++w) {
+        const unsigned int t = s_warp_total[w];
+        warp_prefix += w < warp ? t : 0u;
+        aggregate += t;
+    }
+
+    // decoupled look-back: warp 0 finds the sum of all earlier tiles
+    if (threadIdx.x == 0) {
+        unsigned int prefix = 0u;
+        for (size_t i = 0; i < tile_base; ++i) {
+            prefix += (unsigned int)in[i];
+        }
+        s_prefix = prefix;
+    }
+    __syncthreads();
+    const unsigned int base = s_prefix + warp_prefix;
 
     if (vec_ok) {
         int4* __restrict__ dst = reinterpret_cast<int4*>(out + warp_base);
-#pragma unroll
         for (int k = 0; k < SC_UNITS; ++k) {
             const unsigned int b = base + excl[k];
             int4 t;

@@ -75,7 +75,7 @@ __device__ __forceinline__ void smx_group_merge(float& m, float& s, int G, float
     }
 }
 
-extern "C" __global__ void __launch_bounds__(SMX_THREADS)
+extern "C" __global__ void
 softmax(const float* __restrict__ x, float* __restrict__ y, int rows, int cols)
 {
     __shared__ float red_m[SMX_THREADS / 32];
@@ -124,11 +124,7 @@ softmax(const float* __restrict__ x, float* __restrict__ y, int rows, int cols)
         }
         const float my_m = m;
         const float my_s = s;
-        m = -INFINITY;
-        s = 0.0f;
-        for (int c = 0; c < cols; ++c) {
-            smx_add1(m, s, xr[c]);
-        }
+        smx_group_merge(m, s, G, red_m, red_s);
         // y = exp(v - m_thread) * exp(m_thread - m_row) / s_row
         const float f = my_s == 0.0f ? 0.0f : expf(my_m - m) / s;
 #pragma unroll
@@ -168,7 +164,7 @@ softmax(const float* __restrict__ x, float* __restrict__ y, int rows, int cols)
             }
         } else {
             for (int c = gt; c < cols; c += G) {
-                smx_add1(m, s, xr[c]);
+                smx_add1(m, s, __ldg(xr + c));
             }
         }
     }
@@ -209,7 +205,7 @@ softmax(const float* __restrict__ x, float* __restrict__ y, int rows, int cols)
         }
     } else {
         for (int c = gt; c < cols; c += G) {
-            yr[c] = expf(__ldg(xr + c) - m) * inv;
+            yr[c] = expf(xr[c] - m) * inv;
         }
     }
 }

@@ -27,17 +27,6 @@ __device__ __forceinline__ void smx_merge(float& m, float& s, float om, float os
     s = a + b;
 }
 
-// add four values to a running (max, sum) pair
-__device__ __forceinline__ void smx_add4(float& m, float& s, float4 v)
-{
-    const float mx = fmaxf(fmaxf(v.x, v.y), fmaxf(v.z, v.w));
-    if (mx > m) {
-        s = s == 0.0f ? 0.0f : s * expf(m - mx);
-        m = mx;
-    }
-    s += (expf(v.x - m) + expf(v.y - m)) + (expf(v.z - m) + expf(v.w - m));
-}
-
 __device__ __forceinline__ void smx_add1(float& m, float& s, float v)
 {
     if (v > m) {
@@ -62,31 +51,57 @@ softmax(const float* __restrict__ x, float* __restrict__ y, int rows, int cols)
     float* __restrict__ yr = y + off;
     const bool vec_ok = (cols & 3) == 0 && (((uintptr_t)x | (uintptr_t)y) & 15u) == 0;
 
+    if (cols <= G * SMX_VEC * 4) {
+        // ---------------------------------------------- the row lives in registers
+        float v[SMX_VEC][4];
+        for (int k = 0; k < SMX_VEC; ++k) {
+            const int base = 4 * (gt + k * G);
+            for (int j = 0; j < 4; ++j) {
+                v[k][j] = active && base + j < cols ? xr[base + j] : -INFINITY;
+            }
+        }
+        float m = -INFINITY;
+        for (int k = 0; k < SMX_VEC; ++k) {
+            for (int j = 0; j < 4; ++j) {
+                m = fmaxf(m, v[k][j]);
+            }
+        }
+        float s = 0.0f;
+        if (m != -INFINITY) {
+            for (int k = 0; k < SMX_VEC; ++k) {
+                for (int j = 0; j < 4; ++j) {
+                    v[k][j] = expf(v[k][j] - m);  // exp(-inf) = 0 past the row end
+                    s += v[k][j];
+                }
+            }
+        }
+        const float my_m = m;
+        const float my_s = s;
+        m = -INFINITY;
+        s = 0.0f;
+        for (int c = 0; c < cols; ++c) {
+            smx_add1(m, s, xr[c]);
+        }
+        // y = exp(v - m_thread) * exp(m_thread - m_row) / s_row
+        const float f = my_s == 0.0f ? 0.0f : expf(my_m - m) / s;
+        for (int k = 0; k < SMX_VEC; ++k) {
+            const int base = 4 * (gt + k * G);
+            for (int j = 0; j < 4; ++j) {
+                if (active && base + j < cols) {
+                    yr[base + j] = v[k][j] * f;
+                }
+            }
+        }
+        return;
+    }
+
     // -------------------------------------------------- long rows: two streaming passes
     // (here rpb == 1 and G == blockDim.x: the block owns row blockIdx.x)
     float m = -INFINITY;
     float s = 0.0f;
     if (active) {
-        if (vec_ok) {
-            const float4* __restrict__ xv = reinterpret_cast<const float4*>(xr);
-            const int nv = cols >> 2;
-            int c = gt;
-            for (; c + (SMX_UNROLL - 1) * G < nv; c += SMX_UNROLL * G) {
-                float4 t[SMX_UNROLL];
-                for (int u = 0; u < SMX_UNROLL; ++u) {
-                    t[u] = xv[c + u * G];
-                }
-                for (int u = 0; u < SMX_UNROLL; ++u) {
-                    smx_add4(m, s, t[u]);
-                }
-            }
-            for (; c < nv; c += G) {
-                smx_add4(m, s, xv[c]);
-            }
-        } else {
-            for (int c = gt; c < cols; c += G) {
-                smx_add1(m, s, xr[c]);
-            }
+        for (int c = gt; c < cols; c += G) {
+            smx_add1(m, s, xr[c]);
         }
     }
     m = -INFINITY;

@@ -37,7 +37,7 @@ __device__ __forceinline__ void smx_add1(float& m, float& s, float v)
 }
 
 extern "C" __global__ void
-softmax(const float* __restrict__ x, float* __restrict__ y, int rows, int cols)
+softmax(const float* x, float* y, int rows, int cols)
 {
     const int q = (cols + 1023) / 1024;
     const int rpb = q >= 1 && q <= 8 ? 8 / q : 1;  // rows per block: 8, 4, 2 or 1
@@ -47,9 +47,53 @@ softmax(const float* __restrict__ x, float* __restrict__ y, int rows, int cols)
     const int row = blockIdx.x * rpb + group;
     const bool active = row < rows;
     const size_t off = active ? (size_t)row * (size_t)cols : 0;
-    const float* __restrict__ xr = x + off;
-    float* __restrict__ yr = y + off;
+    const float* xr = x + off;
+    float* yr = y + off;
     const bool vec_ok = (cols & 3) == 0 && (((uintptr_t)x | (uintptr_t)y) & 15u) == 0;
+
+    if (cols <= G * SMX_VEC * 4) {
+        // ---------------------------------------------- the row lives in registers
+        float v[SMX_VEC][4];
+        for (int k = 0; k < SMX_VEC; ++k) {
+            const int base = 4 * (gt + k * G);
+            for (int j = 0; j < 4; ++j) {
+                v[k][j] = active && base + j < cols ? xr[base + j] : -INFINITY;
+            }
+        }
+        float m = -INFINITY;
+        for (int k = 0; k < SMX_VEC; ++k) {
+            for (int j = 0; j < 4; ++j) {
+                m = fmaxf(m, v[k][j]);
+            }
+        }
+        float s = 0.0f;
+        if (m != -INFINITY) {
+            for (int k = 0; k < SMX_VEC; ++k) {
+                for (int j = 0; j < 4; ++j) {
+                    v[k][j] = expf(v[k][j] - m);  // exp(-inf) = 0 past the row end
+                    s += v[k][j];
+                }
+            }
+        }
+        const float my_m = m;
+        const float my_s = s;
+        m = -INFINITY;
+        s = 0.0f;
+        for (int c = 0; c < cols; ++c) {
+            smx_add1(m, s, xr[c]);
+        }
+        // y = exp(v - m_thread) * exp(m_thread - m_row) / s_row
+        const float f = my_s == 0.0f ? 0.0f : expf(my_m - m) / s;
+        for (int k = 0; k < SMX_VEC; ++k) {
+            const int base = 4 * (gt + k * G);
+            for (int j = 0; j < 4; ++j) {
+                if (active && base + j < cols) {
+                    yr[base + j] = v[k][j] * f;
+                }
+            }
+        }
+        return;
+    }
 
     // -------------------------------------------------- long rows: two streaming passes
     // (here rpb == 1 and G == blockDim.x: the block owns row blockIdx.x)
