@@ -550,14 +550,12 @@ def _redo_from(doc: dict, out: str, n: int) -> None:
             os.remove(path)
     del doc["states"][n:]
     del trs[n - 1:]
-    last = doc["states"][-1]
+    last, renamed, old = doc["states"][-1], {}, None
     if last["name"] == "naive":  # the end state is kept as a middle one: its step's name
-        src = store.read_state(out, last)
+        renamed[last["index"]] = store.read_state(out, last)
         old = os.path.join(out, last["file"])
         last["name"] = trs[-1]["pass"] if trs else "expert"
         last["file"] = store.state_file(last["index"], last["name"])
-        store.save(out, doc, {last["index"]: src})
-        os.remove(old)
     kept = [b for b in doc.get("backtracks", []) if b["at_step"] < n]
     if kept:
         doc["backtracks"] = kept
@@ -567,7 +565,9 @@ def _redo_from(doc: dict, out: str, n: int) -> None:
     for k in ("rejected_at_end", "residual_mechanisms", "not_applicable_at_end"):
         doc.pop(k, None)
     relabel_roundtrips(doc)
-    store.save(out, doc, {})
+    store.save(out, doc, renamed)  # one write of the shortened lineage, then the old name goes
+    if old:
+        os.remove(old)
 
 
 def relabel_roundtrips(doc: dict) -> None:
@@ -843,8 +843,8 @@ def choose_step(accepted: list, min_cost: float) -> tuple:
     """The GPU choice among accepted, timed candidates: ``(rule, chosen, needs_timing)``.
 
     ``max-time``: among the removals that cost at least ``min_cost`` (median slowdown
-    over five trials), the costliest (its inverse is no slower by the median). Where none costs that much, no removal costs measurably more than another
-    and the walk order decides among those whose inverse is no slower
+    over five trials), the costliest (its inverse is no slower by the median). Where none
+    costs that much, no removal costs measurably more than another and the walk order decides among those whose inverse is no slower
     (``walk-order-tie``: a choice among ties made by noise is neither reproducible nor
     informed, and can lead into a dead end); a candidate only screened (one trial) counts
     while its one trial is at least 0.99, and ``needs_timing`` says it must be timed fully
