@@ -608,6 +608,31 @@ def cmd_lineage(args) -> int:
         print(f"{doc['config']['workload']}: {ok} of {len(doc['transitions'])} step(s) measured "
               f"on {doc.get('effects_measured_on') or doc.get('gpu') or 'no GPU'}")
         return EXIT_OK
+    if args.composite:
+        from kltrans.lineage.measure import MeasureError, composites, roundtrip_holds
+
+        out = args.out or os.path.join(args.workload, "lineage")
+        if not os.path.isfile(os.path.join(out, "lineage.json")):
+            raise UsageError(f"{out}: no lineage.json (walk first, or name it with --out)")
+        try:
+            doc = composites(out, args.workload, args.cluster, args.jobs,
+                             side_ms=args.side_ms, max_back=args.max_back,
+                             steps=args.steps or None, redo=args.restart,
+                             progress=not args.quiet)
+        except MeasureError as e:
+            raise UsageError(str(e)) from None
+        for t in doc["transitions"]:
+            c = (t.get("roundtrip") or {}).get("composite")
+            if c is None:
+                continue
+            what = (f"no slower with step(s) {', '.join(map(str, c['steps'][1:]))}: "
+                    f"median {c['slowdown_median']:.3f}" if c["no_slower"]
+                    else f"slower with every composite up to {c['max_back']} step(s) back")
+            print(f"  {t['step']:2d}. {t['spec']}: {what}")
+        bad = sum(not roundtrip_holds(t.get("roundtrip")) for t in doc["transitions"])
+        print(f"{doc['config']['workload']}: the round trip holds for "
+              f"{len(doc['transitions']) - bad} of {len(doc['transitions'])} step(s)")
+        return EXIT_OK
     if args.max_steps < 0 or (args.jobs is not None and args.jobs < 1):
         raise UsageError("--max-steps must be >= 0 and --jobs >= 1")
     if not args.side_ms > 0 or args.max_backtracks < 0:
@@ -841,6 +866,15 @@ def build_parser() -> argparse.ArgumentParser:
                     help="do not walk: time every recorded step of the lineage in --out "
                          "(default DIR/lineage) on the GPU, paired, where it has no measured "
                          "effect (a lineage walked on the CPU)")
+    sl.add_argument("--composite", action="store_true",
+                    help="do not walk: time the composite round trip of each step of the "
+                         "lineage in --out whose inverse alone is slower (the inverse with "
+                         "those of the steps peeled before it, up to --max-back), on the GPU")
+    sl.add_argument("--max-back", type=int, default=20, metavar="N",
+                    help="--composite: at most N later-peeled steps with it (default 20; "
+                         "the nearest 6 are timed first)")
+    sl.add_argument("--steps", type=int, nargs="+", metavar="K",
+                    help="--composite: these steps only, whatever their round trip says")
     sl.add_argument("--probes", type=int, default=6, metavar="N",
                     help="probes of what fails without each step's conditions (0: none)")
     sl.add_argument("--max-backtracks", type=int, default=8, metavar="N",

@@ -139,3 +139,35 @@ def test_naive_end_of_each_lineage_passes_the_gate_and_has_no_mechanism(workload
                sizes=doc["config"]["sizes"], seeds=doc["config"]["seeds"])
     assert rep.ok and any(s.stage == "correct" and s.status == "pass" for s in rep.stages), \
         [(s.stage, s.status, s.reason[:300]) for s in rep.stages]
+
+
+def test_every_h200_step_whose_inverse_is_slower_has_its_composite_timed():
+    """Where a step's inverse alone is slower on the H200, its composite round trip was
+    timed (kltrans lineage --composite): the states tried, and, where one is no slower,
+    the chain of inverses back to it and its share over those steps alone, recomputed
+    here from the recorded effects."""
+    from kltrans.lineage.measure import roundtrip_holds
+
+    gpu = [w for w in WALKED if _doc(w)["config"]["backend"] == "cuda"]
+    for w in gpu:
+        trs = _doc(w)["transitions"]
+        for t in trs:
+            rt = t["roundtrip"]
+            if rt.get("no_slower") is not False:
+                assert roundtrip_holds(rt), (w, t["step"])
+                continue
+            c = rt.get("composite")
+            assert c and c["tried"], (w, t["step"])
+            assert [r["state"] for r in c["tried"]] == sorted((r["state"] for r in c["tried"]),
+                                                              reverse=True)
+            if not c["no_slower"]:
+                assert not roundtrip_holds(rt)
+                continue
+            k = t["step"]
+            assert c["steps"] == list(range(k, c["state"], -1)) and c["structural"]
+            assert c["inverses"] == [trs[j - 1]["roundtrip"]["inverse"] for j in c["steps"]]
+            assert c["slowdown_median"] >= 0.99
+            others = math.prod(trs[j - 1]["effect"]["slowdown_median"] for j in c["steps"][1:])
+            assert c["share"] == pytest.approx(c["slowdown_median"] / others, abs=1e-4)
+            assert c["carried"] == (c["slowdown_median"] / others < 0.99)
+            assert roundtrip_holds(rt) == (not c["carried"])

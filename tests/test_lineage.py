@@ -413,3 +413,88 @@ def test_gpu_walk_times_at_the_naive_variants_own_size():
 
     assert timing_size(load_workload(os.path.join(HERE, "..", "corpus", "scan"))) == {"n": 262144}
     assert timing_size(load_workload(os.path.join(HERE, "..", "corpus", "layernorm"))) is None
+
+
+def _eff(trials):
+    s = sorted(trials)
+    return {"ok": True, "slowdown_median": s[len(s) // 2], "slowdown_trials": trials,
+            "spread": s[-1] - s[0]}
+
+
+def test_composite_round_trip_is_the_nearest_state_no_slower():
+    """Step 9's inverse alone is slower. State 7 is slower still; state 6 (three inverses)
+    is no slower, but step 9's own removal there speeds it up again, so the later
+    optimizations only mask its cost; state 5 is no slower and the step cannot be removed
+    there: the composite reaches back to state 5."""
+    from kltrans.lineage.measure import composite_verdict, roundtrip_holds
+
+    tried = [{"state": 4, "effect": _eff([1.6, 1.5, 1.7]), "removal": {"applies": False}},
+             {"state": 5, "effect": _eff([1.4, 1.5, 1.3]), "removal": {"applies": False}},
+             {"state": 7, "effect": _eff([0.6, 0.7, 0.98])},
+             {"state": 6, "effect": _eff([1.01, 0.97, 1.2]), "removal": _eff([0.9, 0.95, 0.93])}]
+    v = composite_verdict(9, tried)
+    assert v["no_slower"] and v["state"] == 5 and v["steps"] == [9, 8, 7, 6]
+    assert v["slowdown_median"] == 1.4 and v["trials_over"] == 3
+    assert [r["state"] for r in v["tried"]] == [7, 6, 5, 4]
+    assert v["tried"][1]["removal"] == {"slowdown_median": 0.93}
+    # where the removal at state 6 costs time, state 6 is the composite
+    tried[3]["removal"] = _eff([1.0, 1.02, 0.99])
+    v6 = composite_verdict(9, tried)
+    assert v6["state"] == 6 and v6["steps"] == [9, 8, 7] and v6["trials_over"] == 2
+    rt = {"ok": True, "no_slower": False,
+          "composite": {**v, "structural": True, "carried": False}}
+    assert roundtrip_holds(rt)
+    assert not roundtrip_holds({**rt, "composite": {**v, "structural": False, "carried": False}})
+    assert not roundtrip_holds({**rt, "composite": {**v, "structural": True, "carried": True}})
+    # nothing within reach is no slower (or could be timed): the round trip does not hold
+    v = composite_verdict(9, [{"state": 7, "effect": _eff([0.5, 0.6, 0.7])},
+                              {"state": 6, "effect": {"ok": False, "reason": "timeout"}}])
+    assert not v["no_slower"] and "steps" not in v and v["tried"][1]["error"] == "timeout"
+    assert not roundtrip_holds({"ok": True, "no_slower": False, "composite": v})
+    # a state no slower whose removal was not timed yet is not taken
+    assert not composite_verdict(9, [{"state": 7, "effect": _eff([1.5, 1.5, 1.5])}])["no_slower"]
+    assert not roundtrip_holds({"ok": True, "no_slower": False})
+    assert roundtrip_holds({"ok": True, "no_slower": True})
+    assert roundtrip_holds({"ok": True})  # a CPU walk: structural only
+    assert not roundtrip_holds({"ok": False, "no_slower": True})
+
+
+def test_a_composite_carried_by_a_larger_step_is_no_evidence():
+    """Step 3 loses 4% alone; with step 2 (neutral) and step 1 (2.26x) the composite is
+    2.17x: its share of it is 2.17 / (2.26 * 1.0) = 0.96, carried. Step 5's composite with
+    step 4 (1.1x alone) is 1.21x: a share of 1.1, not carried."""
+    from kltrans.lineage.measure import label_composites, roundtrip_holds
+
+    def tr(step, med, comp=None):
+        rt = {"ok": True, "no_slower": med >= 0.99}
+        if comp:
+            rt["composite"] = {"no_slower": True, "structural": True, **comp}
+        return {"step": step, "effect": {"ok": True, "slowdown_median": med}, "roundtrip": rt}
+
+    doc = {"transitions": [tr(1, 2.26), tr(2, 1.0),
+                           tr(3, 0.96, {"steps": [3, 2, 1], "slowdown_median": 2.17}),
+                           tr(4, 1.1), tr(5, 0.9, {"steps": [5, 4], "slowdown_median": 1.21})]}
+    label_composites(doc)
+    c3, c5 = (doc["transitions"][i]["roundtrip"]["composite"] for i in (2, 4))
+    assert (c3["others"], c3["share"], c3["carried"]) == (2.26, 0.9602, True)
+    assert (c5["others"], c5["share"], c5["carried"]) == (1.1, 1.1, False)
+    assert not roundtrip_holds(doc["transitions"][2]["roundtrip"])
+    assert roundtrip_holds(doc["transitions"][4]["roundtrip"])
+
+
+def test_composite_needs_a_gpu_and_a_step_in_the_lineage(walked, tmp_path, capsys):
+    """Usage errors (exit 2, a diagnostic, the lineage unchanged): a step the lineage does
+    not have, --max-back under 1, and (here, without a GPU) no GPU to time on."""
+    from kltrans.cli import main
+
+    d = tmp_path / "lineage"
+    shutil.copytree(walked[0], d)
+    before = (d / "lineage.json").read_bytes()
+    n = len(json.loads(before)["transitions"])
+    for extra, msg in ((["--steps", str(n + 1)], f"no step {n + 1}"),
+                       (["--max-back", "0"], "--max-back must be >= 1"),
+                       ([], "timed on a GPU")):
+        rc = main(["lineage", SCALE, "--out", str(d), "--composite", *extra])
+        err = capsys.readouterr().err
+        assert rc == 2 and "error:" in err and msg in err and "Traceback" not in err, err
+    assert (d / "lineage.json").read_bytes() == before

@@ -166,6 +166,20 @@ def test_memory_replays_the_most_similar_other_lineage():
     # it replays in order, preconditions ignored
     assert [c["spec"] for c in doc["candidates"]][:3] == want[:3]
     assert all(c["forced"] for c in doc["candidates"])
+    # then the other lineages, the next most similar first, while the budget lasts
+    then = doc["library"]["then"]
+    assert then and src not in [t["replay_of"] for t in then]
+    assert [t["similarity"] for t in then] == sorted((t["similarity"] for t in then), reverse=True)
+
+
+def test_memory_goes_on_to_the_next_lineage_when_one_is_spent():
+    from kltrans.optimize.search import MemoryProposer
+    from kltrans.workload.spec import load_workload
+
+    m = MemoryProposer(CORPUS, "gelu", workload_profile(load_workload(os.path.join(HELD, "gelu"))))
+    first = len(m.sequence) * 3
+    names = [m.propose(None, None, "s", []).meta["replay_of"] for _ in range(first + 1)]
+    assert set(names[:first]) == {m.source} and names[first] == m.sources[1][0] != m.source
 
 
 def test_a_rejected_candidate_is_recorded_with_its_stage():

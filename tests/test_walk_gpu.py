@@ -110,3 +110,40 @@ def test_watchdogs_end_a_kernel_that_never_returns():
     assert first["ok"] and len(first["paired"]["ratios"]) == 1
     assert stuck["verdict"] == "too-slow" and after["verdict"] == "not-run"
     assert time.perf_counter() - t0 < 120
+
+
+@pytest.mark.gpu
+def test_composite_round_trip_times_the_inverse_with_the_steps_before_it(tmp_path):
+    """softmax's last step (row-per-thread) is forced: one warp per row alone is slower
+    than one thread per row. Its composite round trip times state 27 against states 25
+    and 24 (the inverses of steps 27, 26 and of 27, 26, 25), tries the step's own removal
+    on those no slower, and records each timing and the nearest that qualifies."""
+    import json
+    import shutil
+
+    from kltrans.lineage.measure import composites
+
+    d = tmp_path / "lineage"
+    shutil.copytree(os.path.join(ROOT, "corpus", "softmax", "lineage"), d)
+    doc = json.load(open(d / "lineage.json"))
+    k = len(doc["transitions"])
+    doc = composites(str(d), os.path.join(ROOT, "corpus", "softmax"), steps=[k],
+                     max_back=2, side_ms=50.0, redo=True, progress=False)
+    c = doc["transitions"][-1]["roundtrip"]["composite"]
+    assert [r["state"] for r in c["tried"]] == [k - 2, k - 3]
+    assert all("slowdown_median" in r for r in c["tried"]), c["tried"]
+
+    def qualifies(r):  # no slower, and the step's own removal there is no faster
+        rm = r.get("removal")
+        return r["slowdown_median"] >= 0.99 and rm is not None and (
+            rm.get("applies") is False or rm.get("slowdown_median", 0) >= 0.99)
+    # a state no slower had the step's removal tried on it
+    assert all("removal" in r for r in c["tried"] if r["slowdown_median"] >= 0.99)
+    first = next((r for r in c["tried"] if qualifies(r)), None)
+    assert c["no_slower"] == (first is not None)
+    if first:
+        assert c["state"] == first["state"] and c["steps"] == list(range(k, first["state"], -1))
+        assert len(c["slowdown_trials"]) == 5 and c["structural"]
+        assert c["inverses"][0] == doc["transitions"][-1]["roundtrip"]["inverse"]
+    # written back to the lineage
+    assert json.load(open(d / "lineage.json"))["transitions"][-1]["roundtrip"]["composite"] == c

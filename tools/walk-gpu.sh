@@ -17,6 +17,9 @@
 #       not there yet, then walked from step N by this version's rules (later calls resume)
 # then here, after each call:
 #   bash tools/walk-gpu.sh keep DIR     # DIR = the call's files_at: bench/walk-gpu/ as it was left
+# the composite round trips of installed lineages (steps whose inverse alone is slower):
+#   COMPOSITE="softmax scan" bash tools/walk-gpu.sh composite   # on the device
+#   bash tools/walk-gpu.sh keep-composite DIR                    # here: into corpus/W/lineage
 # and once walks reach their end:
 #   bash tools/walk-gpu.sh install      # each walk ended "naive" becomes corpus/W/lineage (the CPU
 #                                       # walk moves to corpus/W/lineage-cpu); then re-extract:
@@ -64,6 +67,35 @@ case "${1:-}" in
     for f in "$DIR"/*.log; do echo "$(basename "$f" .log): $(tail -1 "$f")"; done
     python3 tools/walk-gpu-summary.py "$DIR" || true
     tar czf "$OUT/walks.tgz" -C "$DIR" . ;;
+  composite)
+    # the composite round trip (kltrans lineage --composite) of every step of the named
+    # installed lineages whose inverse alone is slower; COMPOSITE="W ..." (default: all)
+    bash tools/gpu-run.sh setup >/dev/null
+    export PYTHONPATH=/tmp/site:$PWD PYTHONUNBUFFERED=1
+    mkdir -p "$OUT/composite"
+    for w in ${COMPOSITE:-$(ls corpus | grep -v heldout)}; do
+      [ -f "corpus/$w/lineage/lineage.json" ] || continue
+      cp -r "corpus/$w/lineage" "$OUT/composite/$w"
+      { echo "# command: kltrans lineage corpus/$w --out corpus/$w/lineage --composite --side-ms ${SIDE_MS:-100} --max-back ${MAX_BACK:-20} --jobs 4   ($(nvidia-smi -L | head -1), $(date -u +%F))"
+        timeout --signal=INT --kill-after=20 "${COMPOSITE_SECONDS:-300}" python3 -m kltrans lineage \
+          "corpus/$w" --out "$OUT/composite/$w" --composite --side-ms "${SIDE_MS:-100}" \
+          --max-back "${MAX_BACK:-20}" --jobs 4 2>&1; } > "$OUT/composite/$w.txt" &
+    done
+    wait || true
+    tail -n 12 "$OUT"/composite/*.txt
+    # only the lineages' files come back (one archive: the states did not change)
+    (cd "$OUT/composite" && tar czf ../composite.tgz */lineage.json */lineage.md */time.svg \
+      && find . -mindepth 1 -maxdepth 1 -type d -exec rm -rf {} +) ;;
+  keep-composite)
+    # the lineages timed by "composite" (DIR = the call's files_at) replace the installed ones
+    d="${2:?files_at of the call}"
+    t=$(mktemp -d) && tar xzf "$d/composite.tgz" -C "$t"
+    for f in "$d"/composite/*.txt; do
+      w=$(basename "$f" .txt)
+      [ -f "$t/$w/lineage.json" ] && cp "$t/$w/lineage.json" "$t/$w/lineage.md" "$t/$w/time.svg" "corpus/$w/lineage/"
+      cat "$f" >> bench/results/composite_gpu.txt
+    done
+    rm -rf "$t" ;;
   keep)
     d="${2:?files_at of the call}"
     [ -f "$d/walk_test.txt" ] && cp "$d/walk_test.txt" bench/results/walk_test_gpu.txt
@@ -79,5 +111,5 @@ case "${1:-}" in
       echo "$w: installed"
     done ;;
   *)
-    echo "usage: tools/walk-gpu.sh run | keep DIR | install" >&2; exit 2 ;;
+    echo "usage: tools/walk-gpu.sh run | keep DIR | install | composite | keep-composite DIR" >&2; exit 2 ;;
 esac

@@ -45,6 +45,8 @@ def render_markdown(out: str, doc: dict) -> str:
               f"at line {t['site']['line']}; round trip: "
               f"{'ok (' + t['roundtrip']['inverse'] + ')' if t['roundtrip'] and t['roundtrip'].get('ok') else 'FAILED'}.",
               ""]
+        if (t.get("roundtrip") or {}).get("no_slower") is False:
+            w += [_slower_inverse(t), ""]
         if t.get("resources"):
             w += ["Resource change: " + ", ".join(f"{k} {v:+d}" for k, v in t["resources"].items()), ""]
         w += ["```diff", _diff(out, a, b), "```", ""]
@@ -88,3 +90,23 @@ def render_svg(doc: dict) -> str:
             parts.append(f'<text x="{xpos + 2:.1f}" y="{H - pad + 14}">{i}</text>')
     parts.append("</svg>")
     return "\n".join(parts) + "\n"
+
+
+def _slower_inverse(t: dict) -> str:
+    """What the round trip found where the step's inverse alone is slower."""
+    e = t.get("effect") or {}
+    line = (f"On the GPU the inverse alone is slower: this state is {e.get('slowdown_median', 0):.3f}x "
+            f"the time of the one before it (median).")
+    c = t["roundtrip"].get("composite")
+    if c is None:
+        return line + " Its composite round trip has not been timed."
+    if not c.get("no_slower"):
+        return line + (f" No composite with up to {c.get('max_back')} step(s) peeled before it "
+                       "is no slower.")
+    line += (f" With the inverses of steps {', '.join(map(str, c['steps'][1:]))} the state "
+             f"before them is {c['slowdown_median']:.3f}x faster")
+    if c.get("share") is not None:
+        line += (f"; its share of that, over the {c['others']:.3f}x of those steps alone, is "
+                 f"{c['share']:.3f}" + (": carried by them, no evidence that it pays"
+                                        if c["carried"] else ": it pays together with them"))
+    return line + "."

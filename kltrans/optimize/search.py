@@ -7,8 +7,9 @@ Three strategies propose candidates under the same gate budget:
   option values;
 - ``blind``: a random optimize pass whose anchor matches, at a random site, with random
   option values, preconditions ignored (forced);
-- ``memory``: the pass sequence that took the most similar corpus workload from its naive
-  root to its expert (its lineage, replayed forward), preconditions ignored.
+- ``memory``: the pass sequences that took the corpus workloads from their naive roots to
+  their experts (their lineages, replayed forward), the most similar workload's first,
+  preconditions ignored.
 
 A candidate that the pass does not produce, or that repeats a kernel already seen, costs
 nothing. Every gated candidate costs one evaluation (the budget): compile, correct at every
@@ -200,15 +201,20 @@ class BlindProposer:
 
 
 class MemoryProposer:
-    """Replay the most similar corpus workload's lineage, naive to expert, forced."""
+    """Replay corpus lineages, naive to expert, forced: the most similar workload's first,
+    then the next most similar, and so on while the budget lasts, as a memory-based
+    optimizer retrieves its nearest remembered (slow, fast) pairs in turn. Each lineage's
+    sequence is replayed at site 1, then at site 2, then at site 3.
+
+    Replaying only the nearest lineage (as this baseline first did) stops after a few
+    evaluations, and a baseline that leaves most of the budget unspent is neither the same
+    budget nor what such optimizers do."""
 
     def __init__(self, corpus: str | None, target_name: str, target_profile: dict):
         from kltrans.optimize.retrieve import corpus_profiles, similarity
         from kltrans.passes.pipeline import parse_pipeline
 
-        self.source = None
-        self.sequence: list = []
-        best = None
+        found = []
         for name, prof in corpus_profiles(corpus).items():
             if name == target_name:
                 continue
@@ -219,22 +225,22 @@ class MemoryProposer:
                 continue
             specs = [t["roundtrip"]["inverse"] for t in reversed(doc.get("transitions") or [])
                      if (t.get("roundtrip") or {}).get("ok")]
-            if not specs:
-                continue
-            s = similarity(prof, target_profile)
-            if best is None or s > best[0]:
-                best = (s, name, specs)
-        if best is not None:
-            self.similarity, self.source, specs = best
-            self.sequence = [parse_pipeline(s)[0] for s in specs]
-        # the sequence in order at site 1, then again at site 2, then at site 3
-        self.plan = [(p, site) for site in (1, 2, 3) for p in self.sequence]
+            if specs:
+                found.append((-similarity(prof, target_profile), name, specs))
+        found.sort(key=lambda f: (f[0], f[1]))  # most similar first; ties by name
+        self.sources = [(name, -neg, [parse_pipeline(x)[0] for x in specs])
+                        for neg, name, specs in found]
+        self.source = self.sources[0][0] if self.sources else None
+        self.similarity = self.sources[0][1] if self.sources else None
+        self.sequence = self.sources[0][2] if self.sources else []
+        self.plan = [(p, site, name) for name, _, seq in self.sources
+                     for site in (1, 2, 3) for p in seq]
 
     def propose(self, unit, ctx, state, tried):
         if not self.plan:
             return None
-        p, site = self.plan.pop(0)
-        return Proposal(p, site, True, {"pass": p.name, "replay_of": self.source,
+        p, site, name = self.plan.pop(0)
+        return Proposal(p, site, True, {"pass": p.name, "replay_of": name,
                                         "replay_site": site})
 
 
@@ -384,7 +390,9 @@ def run(opts: OptimizeOptions) -> dict:
     else:
         proposer = MemoryProposer(opts.corpus, wl.name, target)
         library = {"replay_of": proposer.source,
-                   "sequence": [p.spec() for p in proposer.sequence]}
+                   "sequence": [p.spec() for p in proposer.sequence],
+                   "then": [{"replay_of": n, "similarity": round(sim, 4)}
+                            for n, sim, _ in proposer.sources[1:]]}
 
     doc = {"schema": SCHEMA, "tool": f"kltrans {__version__}",
            "config": {"kernel": opts.kernel, "kernel_name": kernel, "workload": wl.name,

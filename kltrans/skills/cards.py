@@ -65,6 +65,20 @@ CARD_SCHEMA = {
                            "speedup_trials": {"type": "array", "items": {"type": "number"}},
                            "spread": {"type": "number", "minimum": 0},
                            "resources": {"type": ["object", "null"]},
+                           "together": {
+                               "type": "object", "required": ["with", "speedup", "steps"],
+                               "description": "alone it was slower; with these passes "
+                                              "(applied after it) it was not; share: its "
+                                              "part of that over theirs alone (carried "
+                                              "where under 0.99)",
+                               "properties": {
+                                   "with": {"type": "array", "items": {"type": "string"}},
+                                   "speedup": {"type": "number", "exclusiveMinimum": 0},
+                                   "speedup_trials": {"type": "array",
+                                                      "items": {"type": "number"}},
+                                   "steps": {"type": "array", "items": {"type": "integer"}},
+                                   "share": {"type": ["number", "null"]},
+                                   "carried": {"type": ["boolean", "null"]}}},
                            "note": {"type": "string"}}}},
         "failures_avoided": {"type": "object", "required": ["items"], "properties": {
             "items": {"type": "array", "items": {
@@ -228,6 +242,16 @@ def _add_evidence(card, inv, d, doc, t, wl, lhash):
                                "speedup": round(e["slowdown_median"], 4),
                                "speedup_trials": trials, "spread": round(e["spread"], 4),
                                "resources": inv_res})
+        comp = (t.get("roundtrip") or {}).get("composite") or {}
+        if comp.get("no_slower"):
+            from kltrans.passes.pipeline import parse_pipeline
+
+            card["effect"][-1]["together"] = {
+                "with": [parse_pipeline(x)[0].name for x in comp["inverses"][1:]],
+                "speedup": round(comp["slowdown_median"], 4),
+                "speedup_trials": [round(x, 4) for x in comp["slowdown_trials"]],
+                "steps": comp["steps"], "share": comp.get("share"),
+                "carried": comp.get("carried")}
     else:
         card["effect"].append({"workload": wl, "arch": cfg.get("arch", "sm_90"),
                                "gpu": doc.get("gpu"), "measured": False,
@@ -297,7 +321,14 @@ def load_cards(d: str) -> dict[str, tuple[str, dict]]:
 
 def _effect_cell(e: dict) -> str:
     if e.get("measured"):
-        return f"{e['speedup']:.3f}x (spread {e['spread']:.3f})"
+        cell = f"{e['speedup']:.3f}x (spread {e['spread']:.3f})"
+        tog = e.get("together")
+        if tog:
+            cell += f"; {tog['speedup']:.3f}x together with {', '.join(dict.fromkeys(tog['with']))}"
+            if tog.get("share") is not None:
+                cell += (f" (its share {tog['share']:.3f}: "
+                         + ("carried by them)" if tog["carried"] else "it pays with them)"))
+        return cell
     return "not measured"
 
 
