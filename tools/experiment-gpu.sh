@@ -8,7 +8,9 @@
 #                                           # (EXP_SECONDS=N for a shorter call; SLOTS_PER_GPU=K
 #                                           # searches share each GPU, default 5: their start-up
 #                                           # and compiles overlap, and the per-GPU lock keeps
-#                                           # every correctness run and timing alone on the GPU)
+#                                           # every correctness run and timing alone on the GPU;
+#                                           # a run is kept only when it ends, so with one GPU
+#                                           # use 3-4: 14 at once on one H200 ended 1 run in 545 s)
 # then here, after each call:
 #   bash tools/experiment-gpu.sh keep DIR   # DIR = the call's files_at: keeps its partial runs
 # and when every target is done (the run prints "complete"):
