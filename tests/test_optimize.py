@@ -265,6 +265,37 @@ def test_experiment_runs_every_strategy_through_the_executor(tmp_path):
     assert "| reduce-sum | skills |" in text and (tmp_path / "RESULTS_speedup.svg").exists()
 
 
+def test_experiment_roots_start_from_the_lineage_naive_end(tmp_path):
+    """--roots: a corpus workload also starts from its lineage's naive end (W@root); with
+    ``own`` its own lineage's cards are offered too, with ``loo`` they are not."""
+    from kltrans.optimize.experiment import lineage_root, targets
+
+    tg = targets(CORPUS, heldout=False, own=False, only=["reduce-sum"], roots="own")
+    [t] = tg
+    assert t["name"] == "reduce-sum@root" and t["kind"] == "root-own"
+    assert t["naive"] == lineage_root(os.path.join(CORPUS, "reduce-sum"))
+    assert t["naive"].endswith("-naive.cu") and os.sep + "lineage" + os.sep in t["naive"]
+    assert lineage_root(str(tmp_path)) is None  # no lineage
+    both = targets(CORPUS, heldout=False, only=["reduce-sum"], roots="loo")
+    assert [(x["name"], x["kind"]) for x in both] == [("reduce-sum", "corpus"),
+                                                      ("reduce-sum@root", "root")]
+    out = tmp_path / "res"
+    for roots, excluded in (("own", []), ("loo", ["reduce-sum"])):
+        rc = main(["experiment", CORPUS, "--skills", SKILLS, "--only", "reduce-sum",
+                   "--no-corpus", "--no-heldout", "--roots", roots, "--strategies", "skills",
+                   "--budget", "1", "--backend", "cpu", "--size-limit", "20000",
+                   "--out", str(out / roots), "-q"])
+        assert rc == 0
+        doc = json.loads((out / roots / "experiment.json").read_text())
+        [r] = doc["runs"]
+        assert r["target"] == "reduce-sum@root" and r["library"]["excluded_workloads"] == excluded
+        assert f"{'root-own' if roots == 'own' else 'root'}/skills" in doc["aggregate"]
+    own_only = {c.id for c in load_library(SKILLS) if c.workloads == ["reduce-sum"]}
+    runs = {k: json.loads((out / k / "experiment.json").read_text())["runs"][0] for k in ("own", "loo")}
+    assert own_only <= set(runs["own"]["library"]["cards"])
+    assert not own_only & set(runs["loo"]["library"]["cards"])
+
+
 def test_experiment_resumes_and_merges(tmp_path):
     a, b, m = tmp_path / "a", tmp_path / "b", tmp_path / "m"
     base = ["experiment", CORPUS, "--skills", SKILLS, "--budget", "1", "--backend", "cpu",

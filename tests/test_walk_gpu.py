@@ -2,7 +2,9 @@
 Skipped where there is no GPU. Both tests passed alone on an H200 on 2026-11-30
 (`WALK_TEST=1 bash tools/walk-gpu.sh run`, bench/results/walk_test_gpu.txt), with the tie
 rule, the shared correct-stage lock and the screen-then-time job. The watchdogs and the
-timing job's progress lines came after that run and have not run on a GPU yet."""
+timing job's progress lines came after that run and have not run on a GPU yet. The
+composite round-trip test passed on an H200 on 2026-12-01
+(bench/results/composite_test_gpu.txt)."""
 
 import os
 

@@ -10,7 +10,7 @@
 #       stops before WALK_SECONDS (560); SIDE_MS (default 100) is each side of a paired
 #       trial; PROBES (default 6) the probes per step; WALK_TEST=1 also runs
 #       tests/test_walk_gpu.py alone first; SLOTS_PER_GPU (default 3) gate slots per GPU and
-#       walk. Each step's seconds_by_phase (lineage.json) says where its time went; a
+#       walk; MAX_BACKTRACKS (default 8) the dead ends a walk may back out of. Each step's seconds_by_phase (lineage.json) says where its time went; a
 #       table of the walks (tools/walk-gpu-summary.py) is printed last;
 #       REDO="layernorm:3 scan:9" walks committed lineages again from those steps (kltrans
 #       lineage --redo-from): corpus/W/lineage is copied to bench/walk-gpu/W where that is
@@ -60,7 +60,7 @@ case "${1:-}" in
     for w in $walks; do
       timeout --signal=INT --kill-after=20 "$left" python3 -m kltrans lineage "corpus/$w" \
         --backend cuda --out "$DIR/$w" --jobs $(( ngpu * ${SLOTS_PER_GPU:-3} )) \
-        --side-ms "${SIDE_MS:-100}" --probes "${PROBES:-6}" \
+        --side-ms "${SIDE_MS:-100}" --probes "${PROBES:-6}" --max-backtracks "${MAX_BACKTRACKS:-8}" \
         ${redo[$w]:+--redo-from ${redo[$w]}} >> "$DIR/$w.log" 2>&1 &
     done
     wait || true

@@ -76,7 +76,12 @@ def register(sub) -> None:
     se.add_argument("--seeds", nargs="+", type=int, default=[0])
     se.add_argument("--only", nargs="+", default=None, metavar="NAME", help="only these targets")
     se.add_argument("--no-heldout", action="store_true", help="corpus workloads only")
-    se.add_argument("--no-corpus", action="store_true", help="held-out instances only")
+    se.add_argument("--no-corpus", action="store_true",
+                    help="no corpus workload from its naive.cu (held-out instances, and the "
+                         "roots of --roots)")
+    se.add_argument("--roots", choices=("loo", "own"), default=None,
+                    help="also each corpus workload from its lineage's naive end (W@root): "
+                         "with the other workloads' cards only (loo), or with its own too")
     se.add_argument("--backend", choices=("cuda", "cpu", "auto"), default="auto")
     se.add_argument("--size-limit", type=int, default=None, metavar="N")
     se.add_argument("--trials", type=int, default=5)

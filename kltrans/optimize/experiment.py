@@ -22,12 +22,36 @@ class ExperimentError(ValueError):
     pass
 
 
-def targets(corpus: str, heldout: bool = True, own: bool = True, only=None) -> list[dict]:
+ROOT_KINDS = {"loo": "root", "own": "root-own"}
+
+
+def lineage_root(path: str) -> str | None:
+    """The naive end of a corpus workload's lineage (``corpus/W/lineage/states/NN-naive.cu``)
+    where its walk ended ``naive``; None otherwise."""
+    try:
+        with open(os.path.join(path, "lineage", "lineage.json"), encoding="utf-8") as f:
+            doc = json.load(f)
+    except (OSError, ValueError):
+        return None
+    if (doc.get("termination") or {}).get("kind") != "naive" or not doc.get("states"):
+        return None
+    end = os.path.join(path, "lineage", doc["states"][-1]["file"])
+    return end if os.path.isfile(end) else None
+
+
+def targets(corpus: str, heldout: bool = True, own: bool = True, only=None,
+            roots: str | None = None) -> list[dict]:
+    """The experiment's targets: corpus workloads from ``naive.cu`` (kind ``corpus``, the
+    other workloads' cards only) and held-out instances (``heldout``, every card). With
+    ``roots``, each corpus workload whose lineage ended ``naive`` also from that naive end,
+    the root its skills were peeled back to (``W@root``): ``loo`` with the other workloads'
+    cards only (kind ``root``), ``own`` with every card, its own lineage's included
+    (``root-own``: can the library build the expert back?)."""
     from kltrans.workload.spec import SpecError, load_workload
 
     out = []
     dirs = []
-    if own:
+    if own or roots:
         dirs += [(os.path.join(corpus, d), "corpus") for d in sorted(os.listdir(corpus))]
     hd = os.path.join(corpus, "heldout")
     if heldout and os.path.isdir(hd):
@@ -42,9 +66,15 @@ def targets(corpus: str, heldout: bool = True, own: bool = True, only=None) -> l
         if "naive" not in wl.kernels or (only and wl.name not in only
                                          and os.path.basename(path) not in only):
             continue
+        expert = wl.kernel_path("expert") if "expert" in wl.kernels else None
         out.append({"name": wl.name, "path": path, "kind": kind,
-                    "naive": wl.kernel_path("naive"),
-                    "expert": wl.kernel_path("expert") if "expert" in wl.kernels else None})
+                    "naive": wl.kernel_path("naive"), "expert": expert})
+        root = lineage_root(path) if roots and kind == "corpus" else None
+        if root:
+            out.append({"name": f"{wl.name}@root", "path": path, "kind": ROOT_KINDS[roots],
+                        "naive": root, "expert": expert})
+    if roots and not own:  # roots only: the corpus targets were needed to find them
+        out = [t for t in out if t["kind"] != "corpus"]
     return out
 
 
@@ -55,7 +85,8 @@ def optimize_task(item: dict) -> dict:
     t = item["target"]
     opts = OptimizeOptions(t["naive"], t["path"], skills=item["skills"], corpus=item["corpus"],
                            budget=item["budget"], strategy=item["strategy"],
-                           backend=item["backend"], exclude_own=t["kind"] == "corpus",
+                           backend=item["backend"],
+                           exclude_own=t["kind"] in ("corpus", "root"),
                            seed=item["seed"], size_limit=item.get("size_limit"),
                            trials=item.get("trials", 5), trial_ms=item.get("trial_ms", 100.0),
                            catalogue=item.get("catalogue", True),
@@ -208,7 +239,7 @@ def summarize(runs: list[dict], vendors: dict) -> dict:
                      "evals_to_90": to90, "termination": r["termination"]["kind"],
                      "pipeline": [a["spec"] for a in r["accepted"]]})
     agg = {}
-    for kind in ("corpus", "heldout"):
+    for kind in ("corpus", "heldout", "root", "root-own"):
         ok = [r for r in rows if r.get("kind") == kind and "error" not in r]
         strats = sorted({r["strategy"] for r in ok})
         if not strats:
@@ -258,7 +289,8 @@ def run_experiment(args) -> dict:
     if not os.path.isdir(args.skills):
         raise ExperimentError(f"{args.skills}: not a directory (the skill library)")
     backend = resolve_backend(args.backend)
-    tg = targets(args.corpus, heldout=not args.no_heldout, own=not args.no_corpus, only=args.only)
+    tg = targets(args.corpus, heldout=not args.no_heldout, own=not args.no_corpus, only=args.only,
+                 roots=getattr(args, "roots", None))
     if not tg:
         raise ExperimentError("no target selected")
     items = [{"target": t, "strategy": s, "seed": seed, "budget": args.budget,
