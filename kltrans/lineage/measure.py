@@ -100,10 +100,10 @@ def composite_verdict(step: int, tried: list[dict], threshold: float | None = No
     ``removal``: the step's own simplification applied to state m and timed against it
     (``{"applies": False}`` where it does not apply there; missing where not timed). The
     composite is the nearest m (fewest extra inverses) where state m is no slower (median
-    at least the round trip's threshold) and the step's removal there is no faster: an
-    optimization that still costs time beside the later ones does not pay with them, and
-    a composite that holds only because a later optimization gains more than this one
-    loses is no evidence for it. ``no_slower`` False where no m within reach is."""
+    at least the round trip's threshold) and the step's removal there is no faster (an
+    optimization that still costs time beside the later ones does not pay with them).
+    ``no_slower`` False where no m within reach is. Whether the composite is evidence for
+    this step, or is carried by a larger one in it, is :func:`label_composites`'s share."""
     from kltrans.lineage.walk import NO_SLOWER
 
     thr = NO_SLOWER if threshold is None else threshold
