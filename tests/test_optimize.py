@@ -314,6 +314,15 @@ def test_experiment_resumes_and_merges(tmp_path):
     doc = json.loads((m / "experiment.json").read_text())
     assert sorted(r["target"] for r in doc["runs"]) == ["gelu", "swiglu"]
     assert doc["aggregate"]["heldout/skills"]["targets"] == 2
+    # merging the merged file with one of its inputs again counts that input once
+    walls = [json.loads((d / "experiment.json").read_text())["wall_seconds"] for d in (a, b)]
+    assert doc["wall_seconds"] == pytest.approx(sum(walls), abs=0.11)
+    m2 = tmp_path / "m2"
+    assert main(["experiment", "--merge", str(m / "experiment.json"), str(b / "experiment.json"),
+                 "--out", str(m2), "-q"]) == 0
+    again = json.loads((m2 / "experiment.json").read_text())
+    assert again["wall_seconds"] == doc["wall_seconds"]
+    assert again["merged_from"] == doc["merged_from"] and len(doc["merged_from"]) == 2
 
 
 def test_menu_falls_back_to_declared_defaults_where_evidence_values_fail(tmp_path):

@@ -367,14 +367,32 @@ def _merged(paths) -> tuple[dict, list, dict]:
     if len(budgets) > 1 or len(backends) > 1:
         raise ExperimentError(f"--merge: the files differ in budget {sorted(map(str, budgets))} "
                               f"or backend {sorted(map(str, backends))}")
-    meta = {"command": " + ".join(m.get("command", "?") for m in metas) +
+    # the experiments behind the files, each once: a merged file names its own (merged_from),
+    # so merging it again with one of them counts that one's command and time once
+    leaves: dict = {}
+    for m in metas:
+        for leaf in m.get("merged_from") or [_leaf(m)]:
+            leaves.setdefault(leaf["fingerprint"], leaf)
+    meta = {"command": " + ".join(x["command"] for x in leaves.values()) +
             f"   (merged: kltrans experiment --merge {' '.join(paths)})",
             "backend": metas[0].get("backend"), "budget": metas[0].get("budget"),
             "seeds": sorted({s for m in metas for s in m.get("seeds") or []}),
             "strategies": sorted({s for m in metas for s in m.get("strategies") or []}),
-            "wall_seconds": round(sum(m.get("wall_seconds") or m.get("seconds") or 0
-                                      for m in metas), 1)}
+            "wall_seconds": round(sum(x["wall_seconds"] for x in leaves.values()), 1),
+            "merged_from": list(leaves.values())}
     return meta, list(runs.values()), vendors
+
+
+def _leaf(m: dict) -> dict:
+    """One experiment file as a merge input: its command, its time, and a fingerprint of
+    its runs (the same runs give the same fingerprint wherever the file is)."""
+    import hashlib
+
+    ids = sorted(json.dumps([r.get("target"), label(r), r.get("seed"), r.get("seconds")])
+                 for r in m.get("runs") or [])
+    return {"fingerprint": hashlib.sha256("\n".join(ids).encode()).hexdigest()[:16],
+            "command": m.get("command", "?"),
+            "wall_seconds": float(m.get("wall_seconds") or m.get("seconds") or 0)}
 
 
 def _write(args, out: str, meta: dict, runs: list, vendors: dict) -> dict:
