@@ -498,3 +498,13 @@ def test_composite_needs_a_gpu_and_a_step_in_the_lineage(walked, tmp_path, capsy
         err = capsys.readouterr().err
         assert rc == 2 and "error:" in err and msg in err and "Traceback" not in err, err
     assert (d / "lineage.json").read_bytes() == before
+
+
+def test_pair_item_times_two_lineage_states_under_the_walks_names():
+    from kltrans.lineage.measure import pair_item
+
+    doc = {"config": {"kernel": "k", "expert": "dir/expert.cu"}}
+    it = pair_item(b"A", b"B", doc, "corpus/w", 5, 100.0, {"n": 4})
+    assert (it["a_source"], it["b_source"], it["a_name"], it["b_name"]) == ("A", "B", "expert.cu", "expert.cu")
+    assert (it["kernel_a"], it["kernel_b"], it["bench_size"], it["side_ms"]) == ("k", "k", {"n": 4}, 100.0)
+    assert "bench_size" not in pair_item(b"A", b"B", doc, "corpus/w", 5, 100.0, None)

@@ -51,20 +51,14 @@ def measure(lineage_dir: str, workload_dir: str, cluster: str | None = None,
         raise MeasureError(f"{lineage_dir}: cannot read the lineage: {e}") from None
     if resolve_backend("auto") != "cuda":
         raise MeasureError("measuring a lineage needs a GPU (the cuda backend)")
-    cfg = doc["config"]
     size = None
     if "naive" in wl.kernels:
         size = variant_bench_size(wl, wl.kernel_path("naive"))
     todo = [t for t in doc["transitions"]
             if redo or not (t.get("effect") or {}).get("ok")]
     states = {st["hash"]: store.read_state(lineage_dir, st) for st in doc["states"]}
-    name = cfg["kernel"]
-    fname = os.path.basename(cfg["expert"])  # the walk's gate name: compile cache hits
-    items = [{"a_source": states[t["before"]].decode("utf-8"), "a_name": fname,
-              "b_source": states[t["after"]].decode("utf-8"), "b_name": fname,
-              "kernel_a": name, "kernel_b": name, "workload": wl.path, "trials": trials,
-              "timeout_s": 300.0, "side_ms": side_ms,
-              **({"bench_size": size} if size else {})} for t in todo]
+    items = [pair_item(states[t["before"]], states[t["after"]], doc, wl.path, trials, side_ms,
+                       size) for t in todo]
     try:
         ex = make_executor(cluster, "cuda", jobs)
     except ExecutorError as e:
@@ -86,6 +80,18 @@ def measure(lineage_dir: str, workload_dir: str, cluster: str | None = None,
         ex.map(bench_task, items, gpu=False, on_result=report)  # devlock
     store.save(lineage_dir, doc, {})
     return doc
+
+
+def pair_item(a: bytes, b: bytes, doc: dict, workload: str, trials: int, side_ms: float,
+              size: dict | None) -> dict:
+    """A paired timing of two states of a lineage (:func:`kltrans.gate.tasks.bench_task`):
+    both under the walk's gate file name (compile cache hits) and kernel name."""
+    name = doc["config"]["kernel"]
+    fname = os.path.basename(doc["config"]["expert"])
+    return {"a_source": a.decode("utf-8"), "a_name": fname, "b_source": b.decode("utf-8"),
+            "b_name": fname, "kernel_a": name, "kernel_b": name, "workload": workload,
+            "trials": trials, "timeout_s": 300.0, "side_ms": side_ms,
+            **({"bench_size": size} if size else {})}
 
 
 COMPOSITE_MAX_BACK = 20  # later-peeled steps a composite round trip may take with it
@@ -206,10 +212,7 @@ def composites(lineage_dir: str, workload_dir: str, cluster: str | None = None,
         raise MeasureError(str(e)) from None
 
     def item(a: bytes, b: bytes, t) -> dict:
-        return {"a_source": a.decode("utf-8"), "a_name": fname, "b_source": b.decode("utf-8"),
-                "b_name": fname, "kernel_a": name, "kernel_b": name, "workload": wl.path,
-                "trials": trials, "timeout_s": 300.0, "side_ms": side_ms,
-                **({"bench_size": t["effect"]["size"]} if t["effect"].get("size") else {})}
+        return pair_item(a, b, doc, wl.path, trials, side_ms, t["effect"].get("size"))
 
     def removed(t, m: int) -> bytes | None:
         """State m with step t's own simplification applied (None: it does not apply)."""
