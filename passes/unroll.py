@@ -264,6 +264,12 @@ class Unroll(Pass):
         body = loop.body
         copies = [_substitute(unit, body, loop.var, start + j * step) for j in range(n)]
         sep = "\n" + indent
+        if node.parent is not None and node.parent.type not in ("compound_statement",
+                                                                "translation_unit"):
+            # the loop is the unbraced body of a for, while, if or else: its copies must
+            # stay one statement there, or all but the first would leave that body
+            return [Edit(node.start_byte, node.end_byte,
+                         "{" + "".join(sep + "    " + c for c in copies) + sep + "}")]
         return [Edit(node.start_byte, node.end_byte, sep.join(copies))]
 
     def inverse_for(self, site, ctx):

@@ -1,0 +1,10 @@
+// RUN: kltrans opt -p 'unroll{factor=full,style=manual}' --site 2
+// The inner loop is the outer loop's unbraced body: its copies are braced, so that all of
+// them stay in the outer loop (unbraced, every copy but the first would run once, after it,
+// where i is not declared).
+// ROUNDTRIP: none: reroll folds the copies back into a loop but keeps the braces
+__global__ void zero8x4(float* acc) {
+  for (int i = 0; i < 8; ++i)
+    for (int j = 0; j < 4; ++j)
+      acc[4 * i + j] = 0.0f;
+}
