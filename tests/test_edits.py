@@ -130,6 +130,9 @@ def test_edit_that_breaks_the_parse_is_refused():
         apply_edits(UNIT, [Edit(body.start_byte, body.start_byte + 1, "")])  # drop a '{'
     assert info.value.diagnostic is not None
     assert info.value.diagnostic.location.path == "block_sum.cu"
+    # the message says what the parser saw and how many errors each side has
+    assert "(missing ; in `__device__ __forceinline__ float warp_sum(float v)`; 0 parse error(s) "\
+           "before the edit, 2 after)" in str(info.value)
 
 
 def test_no_rewrite_inside_a_declaration_that_does_not_parse():

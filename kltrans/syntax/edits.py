@@ -127,7 +127,13 @@ def apply_edits(unit: "Unit", edits: Iterable[Edit]) -> "Unit":
                if any(p0 <= l1 and l0 <= p1 for l0, l1 in landed)]
     if len(after) > before or touched:
         err = touched[0] if touched else after[0]
-        d = new.diagnostic(err, "error", "the rewrite introduces a parse error",
+        # what the parser saw there, and how many errors each side has: enough to tell a
+        # broken edit from an error the unit had already
+        kind = f"missing {err.type}" if err.is_missing else "unexpected text"
+        line = new.source[new.source.rfind(b"\n", 0, err.start_byte) + 1:].split(b"\n", 1)[0]
+        what = (f"{kind} in `{line.decode('utf-8', 'replace').strip()[:80]}`; "
+                f"{before} parse error(s) before the edit, {len(after)} after")
+        d = new.diagnostic(err, "error", f"the rewrite introduces a parse error ({what})",
                            hint="the edit was not applied", code="edit-breaks-parse")
-        raise EditError(f"{d.location}: the rewrite introduces a parse error", d)
+        raise EditError(f"{d.location}: the rewrite introduces a parse error ({what})", d)
     return new
