@@ -268,11 +268,11 @@ def test_experiment_runs_every_strategy_through_the_executor(tmp_path):
 def test_experiment_roots_start_from_the_lineage_naive_end(tmp_path):
     """--roots: a corpus workload also starts from its lineage's naive end (W@root); with
     ``own`` its own lineage's cards are offered too, with ``loo`` they are not."""
-    from kltrans.optimize.experiment import lineage_root, targets
+    from kltrans.optimize.experiment import baseline_groups, lineage_root, targets
 
     tg = targets(CORPUS, heldout=False, own=False, only=["reduce-sum"], roots="own")
     [t] = tg
-    assert t["name"] == "reduce-sum@root" and t["kind"] == "root-own"
+    assert t["name"] == "reduce-sum@root+own" and t["kind"] == "root-own"
     assert t["naive"] == lineage_root(os.path.join(CORPUS, "reduce-sum"))
     assert t["naive"].endswith("-naive.cu") and os.sep + "lineage" + os.sep in t["naive"]
     assert lineage_root(str(tmp_path)) is None  # no lineage
@@ -288,8 +288,19 @@ def test_experiment_roots_start_from_the_lineage_naive_end(tmp_path):
         assert rc == 0
         doc = json.loads((out / roots / "experiment.json").read_text())
         [r] = doc["runs"]
-        assert r["target"] == "reduce-sum@root" and r["library"]["excluded_workloads"] == excluded
+        assert r["target"] == ("reduce-sum@root+own" if roots == "own" else "reduce-sum@root")
+        assert r["library"]["excluded_workloads"] == excluded
         assert f"{'root-own' if roots == 'own' else 'root'}/skills" in doc["aggregate"]
+    # both at once: two targets from one kernel, timed once for their baselines
+    two = targets(CORPUS, heldout=False, own=False, only=["reduce-sum", "scan"],
+                  roots=["loo", "own"])
+    assert [(x["name"], x["kind"]) for x in two] == [
+        ("reduce-sum@root", "root"), ("reduce-sum@root+own", "root-own"),
+        ("scan@root", "root"), ("scan@root+own", "root-own")]
+    groups = baseline_groups(two, {"scan@root": {"naive": {"ok": True, "ms": 1.0}}})
+    assert sorted(groups.values()) == [["reduce-sum@root", "reduce-sum@root+own"],
+                                       ["scan@root+own"]]
+    assert list(groups)[0][0] == lineage_root(os.path.join(CORPUS, "reduce-sum"))
     own_only = {c.id for c in load_library(SKILLS) if c.workloads == ["reduce-sum"]}
     runs = {k: json.loads((out / k / "experiment.json").read_text())["runs"][0] for k in ("own", "loo")}
     assert own_only <= set(runs["own"]["library"]["cards"])
@@ -465,6 +476,30 @@ def test_catalogue_tail_follows_the_cards_with_preconditions_checked():
     assert cards_only and not any(o.card.startswith("catalogue:") for o in cards_only)
 
 
+def test_menu_tries_other_option_values_where_the_defaults_fail():
+    """softmax's lineage root, its own cards left out: row-per-warp is a catalogue pass
+    with no evidence. Its default group=32 fails there (the row form takes a run-time
+    group size); group=cols holds, so it is offered with group=cols first."""
+    from kltrans.gate.run import pick_kernel
+    from kltrans.optimize.experiment import lineage_root
+    from kltrans.optimize.retrieve import corpus_profiles
+    from kltrans.optimize.search import search_context
+    from kltrans.syntax import parse
+    from kltrans.workload.spec import load_workload
+
+    wd = os.path.join(CORPUS, "softmax")
+    path = lineage_root(wd)
+    wl = load_workload(wd)
+    unit = parse(open(path, "rb").read(), path)
+    kernel, _ = pick_kernel(wl, path, unit, None)
+    _, ctx = search_context(OptimizeOptions(path, wd), wl, kernel)
+    menu = build_menu(unit, ctx, load_library(SKILLS, ["softmax"]), workload_profile(wl),
+                      corpus_profiles(CORPUS), [], True, True)
+    rpw = [o for o in menu if o.card == "catalogue:row-per-warp"]
+    assert rpw and rpw[0].option("group").default == "cols"
+    assert rpw[0].option("group").values[0] == "cols" and not rpw[0].unproven
+
+
 def test_evidence_values_naming_what_the_target_lacks_are_dropped():
     menu, _ = _reduce_sum_menu(False)
     lb = next(o for o in menu if o.card == "add-launch-bounds")
@@ -558,12 +593,14 @@ def test_near_miss_offers_come_last_and_name_their_open_precondition():
     menu = build_menu(unit, ctx, cards, workload_profile(wl), {}, rejected, catalogue=True,
                       unproven=True)
     near = [o for o in menu if o.unproven]
-    assert [(o.card, o.unproven) for o in near] == [("row-per-warp", ("row-major",))]
-    assert menu.index(near[0]) == len(menu) - 1  # after every proven offer
-    assert near[0].option("group").default == 32  # the evidence's group=cols fails here
-    assert near[0].summary["unproven"] == ["row-major"]
+    rpw = [o for o in near if o.card == "row-per-warp"]
+    assert [o.unproven for o in rpw] == [("row-major",)]
+    assert menu[len(menu) - len(near):] == near  # after every proven offer
+    assert all(len(o.unproven) == 1 and o.summary["unproven"] == list(o.unproven)
+               for o in near)
+    assert rpw[0].option("group").default == 32  # the evidence's group=cols fails here
     assert any(r["card"] == "privatize-columns" and r["reason"].startswith("fails")
                for r in rejected)
     assert not any(o.card == "privatize-columns" for o in menu)
     proven = build_menu(unit, ctx, cards, workload_profile(wl), {}, [], catalogue=True)
-    assert not any(o.unproven for o in proven) and len(proven) == len(menu) - 1
+    assert not any(o.unproven for o in proven) and len(proven) == len(menu) - len(near)

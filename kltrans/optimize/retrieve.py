@@ -249,6 +249,28 @@ def _near_miss(failing: list, unproven: bool) -> bool:
     return unproven and len(failing) == 1 and failing[0][1].is_unknown
 
 
+def _other_form(cls, base, p, s, failing, choices, ctx, unproven):
+    """The first configuration that differs from ``p`` in one option, among the values
+    offered for it, under which every precondition at the site holds (or, where ``p`` is
+    no near miss, all but one unknown); ``p``'s own when none. The checks read only the
+    kernel, so trying a value costs no gate evaluation."""
+    now = p.option_values()
+    for c in base:
+        for v in c.values:
+            if v == now[c.name] and type(v) is type(now[c.name]):
+                continue
+            q = configured(cls, {**now, c.name: v})
+            s_q = s.__class__(s.unit, s.match, s.function, s.index, q)
+            try:
+                f_q = [(pre, x) for pre, x in q.check(s_q, ctx) if not x.holds]
+            except Exception:  # a value the analysis cannot read is no form to offer
+                continue
+            if not f_q or (_near_miss(f_q, unproven) and not _near_miss(failing, unproven)):
+                vals = q.option_values()
+                return q, s_q, f_q, tuple(_first(x, vals[x.name]) for x in choices)
+    return p, s, failing, choices
+
+
 def build_menu(unit, ctx, cards: list[Card], target: dict, profiles: dict,
                rejected: list | None = None, catalogue: bool = False,
                unproven: bool = False) -> list[Offer]:
@@ -304,6 +326,12 @@ def build_menu(unit, ctx, cards: list[Card], target: dict, profiles: dict,
                     p, s, failing = alt, s_alt, f_alt
                     dflt = alt.option_values()
                     choices = tuple(_first(c, dflt[c.name]) for c in base)
+            if failing:
+                # a form the site needs may be another value of an option (row-per-warp's
+                # run-time group=cols rather than a fixed 32): each other value offered is
+                # tried, one option at a time, under the same checks
+                p, s, failing, choices = _other_form(cls, base, p, s, failing, choices, ctx,
+                                                     unproven)
             loc = s.location()
             where = f"{loc.path}:{loc.line}:{loc.column}"
             open_ = ()
