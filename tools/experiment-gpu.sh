@@ -11,6 +11,9 @@
 #                                           # every correctness run and timing alone on the GPU;
 #                                           # a run is kept only when it ends, so with one GPU
 #                                           # use 3-4: 14 at once on one H200 ended 1 run in 545 s)
+#   two sets in one call, each in its own EXP_DIR (its files come back under $OUT/<basename>):
+#   bash tools/gpu-run.sh setup; for r in loo own; do EXP_DIR=bench/exp-$r SLOTS_PER_GPU=2 \
+#     EXP_ARGS="--roots $r --no-corpus --no-heldout" bash tools/experiment-gpu.sh run & done; wait
 # then here, after each call:
 #   bash tools/experiment-gpu.sh keep DIR   # DIR = the call's files_at: keeps its partial runs
 # and when every target is done (the run prints "complete"):
@@ -26,20 +29,25 @@ case "${1:-}" in
   run)
     bash tools/gpu-run.sh setup >/dev/null
     export PYTHONPATH=/tmp/site:$PWD PYTHONUNBUFFERED=1
-    mkdir -p "$OUT"
-    [ -f "$EXP/experiment.partial.json" ] && cp "$EXP/experiment.partial.json" "$OUT/"
+    out=$OUT; [ -n "${EXP_DIR:-}" ] && out=$OUT/$(basename "$EXP")
+    mkdir -p "$out"
+    [ -f "$EXP/experiment.partial.json" ] && cp "$EXP/experiment.partial.json" "$out/"
     rc=0
     ngpu=$(nvidia-smi -L | wc -l)
     timeout --signal=INT --kill-after=20 "${EXP_SECONDS:-560}" python3 -m kltrans experiment corpus --budget 30 --seeds 0 \
-      --backend cuda --jobs $(( ngpu * ${SLOTS_PER_GPU:-5} )) --out "$OUT" --resume -q \
-      ${EXP_ARGS:-} || rc=$?
+      --backend cuda --jobs $(( ngpu * ${SLOTS_PER_GPU:-5} )) --out "$out" --resume -q \
+      ${EXP_ARGS:-} > "$out/experiment.log" 2>&1 || rc=$?
+    tail -12 "$out/experiment.log"
     if [ "$rc" = 0 ]; then echo "complete"; else echo "stopped (rc $rc): run again to resume"; fi
-    python3 -c "import json,sys; d=json.load(open('$OUT/experiment.partial.json')); print(len(d['runs']), 'runs kept')" ;;
+    python3 -c "import json,sys; d=json.load(open('$out/experiment.partial.json')); print('$EXP:', len(d['runs']), 'runs kept')" 2>/dev/null \
+      || echo "$EXP: no run kept" ;;
   keep)
     grep -qx "/$EXP/" .git/info/exclude 2>/dev/null || echo "/$EXP/" >> .git/info/exclude
-    mkdir -p "$EXP" && cp "${2:?files_at of the call}/experiment.partial.json" "$EXP/" ;;
+    src=${2:?files_at of the call}; [ -n "${EXP_DIR:-}" ] && src=$src/$(basename "$EXP")
+    mkdir -p "$EXP" && cp "$src/experiment.partial.json" "$EXP/" ;;
   report)
-    cp "${2:?files_at of the last call}/experiment.json" bench/results/experiment.json
+    src=${2:?files_at of the last call}; [ -n "${EXP_DIR:-}" ] && src=$src/$(basename "$EXP")
+    cp "$src/experiment.json" bench/results/experiment.json
     .venv/bin/kltrans experiment --merge bench/results/experiment.json --out bench/results \
       --results docs/RESULTS.md --notes docs/results-notes.md ;;
   *)

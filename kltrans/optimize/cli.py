@@ -79,9 +79,10 @@ def register(sub) -> None:
     se.add_argument("--no-corpus", action="store_true",
                     help="no corpus workload from its naive.cu (held-out instances, and the "
                          "roots of --roots)")
-    se.add_argument("--roots", choices=("loo", "own"), default=None,
-                    help="also each corpus workload from its lineage's naive end (W@root): "
-                         "with the other workloads' cards only (loo), or with its own too")
+    se.add_argument("--roots", nargs="+", choices=("loo", "own"), default=None,
+                    help="also each corpus workload from its lineage's naive end: with the "
+                         "other workloads' cards only (loo: W@root), or with its own too "
+                         "(own: W@root+own); both share one baseline timing")
     se.add_argument("--backend", choices=("cuda", "cpu", "auto"), default="auto")
     se.add_argument("--size-limit", type=int, default=None, metavar="N")
     se.add_argument("--trials", type=int, default=5)

@@ -39,15 +39,21 @@ def lineage_root(path: str) -> str | None:
     return end if os.path.isfile(end) else None
 
 
+ROOT_NAMES = {"loo": "{}@root", "own": "{}@root+own"}
+
+
 def targets(corpus: str, heldout: bool = True, own: bool = True, only=None,
-            roots: str | None = None) -> list[dict]:
+            roots=None) -> list[dict]:
     """The experiment's targets: corpus workloads from ``naive.cu`` (kind ``corpus``, the
     other workloads' cards only) and held-out instances (``heldout``, every card). With
-    ``roots``, each corpus workload whose lineage ended ``naive`` also from that naive end,
-    the root its skills were peeled back to (``W@root``): ``loo`` with the other workloads'
-    cards only (kind ``root``), ``own`` with every card, its own lineage's included
-    (``root-own``: can the library build the expert back?)."""
+    ``roots`` (``loo``, ``own`` or both), each corpus workload whose lineage ended ``naive``
+    also from that naive end, the root its skills were peeled back to: ``loo`` with the
+    other workloads' cards only (``W@root``, kind ``root``), ``own`` with every card, its
+    own lineage's included (``W@root+own``, kind ``root-own``: can the library build the
+    expert back?)."""
     from kltrans.workload.spec import SpecError, load_workload
+
+    roots = [roots] if isinstance(roots, str) else list(roots or ())
 
     out = []
     dirs = []
@@ -70,9 +76,9 @@ def targets(corpus: str, heldout: bool = True, own: bool = True, only=None,
         out.append({"name": wl.name, "path": path, "kind": kind,
                     "naive": wl.kernel_path("naive"), "expert": expert})
         root = lineage_root(path) if roots and kind == "corpus" else None
-        if root:
-            out.append({"name": f"{wl.name}@root", "path": path, "kind": ROOT_KINDS[roots],
-                        "naive": root, "expert": expert})
+        for r in (roots if root else ()):
+            out.append({"name": ROOT_NAMES[r].format(wl.name), "path": path,
+                        "kind": ROOT_KINDS[r], "naive": root, "expert": expert})
     if roots and not own:  # roots only: the corpus targets were needed to find them
         out = [t for t in out if t["kind"] != "corpus"]
     return out
@@ -147,6 +153,17 @@ def target_vendor_task(t: dict, size: dict | None = None) -> dict:
             **({"size": size} if size else {})}
 
 
+def baseline_groups(tg: list[dict], have: dict) -> dict:
+    """The baselines still to time: one per (naive, expert) pair, each with the names of
+    the targets that share it (``W@root`` and ``W@root+own`` start from the same kernel);
+    targets already in ``have`` with a naive timing are left out."""
+    same: dict = {}
+    for t in tg:
+        if "naive" not in have.get(t["name"], {}):  # missing, or from before it
+            same.setdefault((t["naive"], t.get("expert")), []).append(t["name"])
+    return same
+
+
 def target_baseline_task(item: dict) -> dict:
     """Once per target: the vendor timing, and (corpus workloads) the expert against the
     naive kernel, paired -- the reference every run's fraction of expert speed is taken
@@ -156,8 +173,11 @@ def target_baseline_task(item: dict) -> dict:
     from kltrans.workload.spec import load_workload
 
     t = item["target"]
+    t0 = time.perf_counter()
+    seconds = {}  # where a baseline's time goes (vendor, naive, expert)
     size = variant_bench_size(load_workload(t["path"]), t["naive"])
     out = target_vendor_task(t, size)
+    seconds["vendor"] = round(time.perf_counter() - t0, 2)
     # the naive kernel alone (a run that accepted nothing ends there: its time is this; the
     # gate times a variant with its own bench size at that size)
     g = gate_task({"path": t["naive"], "workload": t["path"], "backend": "cuda",
@@ -165,6 +185,7 @@ def target_baseline_task(item: dict) -> dict:
     prof = g.get("profile") or {}
     out["naive"] = ({"ok": True, "ms": prof["ms"], "size": prof.get("size")} if prof.get("ms")
                     else {"ok": False, "reason": str(g.get("fail"))})
+    seconds["naive"] = round(time.perf_counter() - t0 - sum(seconds.values()), 2)
     if t.get("expert"):
         r = bench_task({"a_path": t["naive"], "b_path": t["expert"], "workload": t["path"],
                         "timeout_s": 300.0,
@@ -176,6 +197,8 @@ def target_baseline_task(item: dict) -> dict:
                              "speedup_median": p["ratio_median"], "trials": p["ratios"]}
         else:
             out["expert"] = {"ok": False, "reason": f"{r.get('verdict')}: {r.get('reason')}"}
+        seconds["expert"] = round(time.perf_counter() - t0 - sum(seconds.values()), 2)
+    out["seconds"] = seconds
     return out
 
 
@@ -326,11 +349,15 @@ def run_experiment(args) -> dict:
             "runs": list(done.values())}) + "\n")
 
     if backend == "cuda":  # first, so that a resumed experiment has them whatever stops it
-        base = [{"target": t, "trials": args.trials, "trial_ms": args.trial_ms} for t in tg
-                if "naive" not in vendors.get(t["name"], {})]  # missing, or from before it
+        same = baseline_groups(tg, vendors)
+        base = [{"target": next(t for t in tg if t["name"] == names[0]),
+                 "trials": args.trials, "trial_ms": args.trial_ms}
+                for names in same.values()]
 
         def keep_base(i, r):
-            vendors[base[i]["target"]["name"]] = r
+            t = base[i]["target"]
+            for name in same[(t["naive"], t.get("expert"))]:
+                vendors[name] = dict(r, target=name)
             save()
 
         _map(target_baseline_task, base, args, backend, keep_base)
