@@ -604,3 +604,18 @@ def test_near_miss_offers_come_last_and_name_their_open_precondition():
     assert not any(o.card == "privatize-columns" for o in menu)
     proven = build_menu(unit, ctx, cards, workload_profile(wl), {}, [], catalogue=True)
     assert not any(o.unproven for o in proven) and len(proven) == len(menu) - len(near)
+
+
+def test_root_runs_in_the_results_notes_are_the_recorded_ones():
+    """The lineage-root table of docs/results-notes.md is the H200 run's record
+    (bench/results/experiment_roots.json), speedup, expert and fraction alike."""
+    doc = json.loads(open(os.path.join(ROOT, "bench", "results", "experiment_roots.json")).read())
+    notes = open(os.path.join(ROOT, "docs", "results-notes.md"), encoding="utf-8").read()
+    assert len(doc["rows"]) == 3
+    for r in doc["rows"]:
+        expert = doc["vendors"][r["target"]]["expert"]["speedup_median"]
+        assert abs(r["speedup"] / expert - r["expert_fraction"]) < 1e-9
+        ex = f"{expert:.2f}" if expert < 10 else f"{expert:.1f}"
+        line = (f"| {r['target']} | {r['speedup']:.2f}× | {ex}× | "
+                f"{r['expert_fraction']:.2f} |")
+        assert line in notes, line
