@@ -255,6 +255,8 @@ class Unroll(Pass):
                 return [Edit.insert(line_start, f"{indent}{text}\n")]
             return [Edit.insert(node.start_byte, f"\n{indent}{text}\n{indent}")]
         loop = _loop(site)
+        if loop is None or loop.init is None:  # forced past the counted-loop check
+            raise SkipSite("not a counted loop `for (int i = A; i < B; i += C)`")
         n = _trip_count(site, ctx)
         step = _step_value(loop)
         start = loop.init.value()
