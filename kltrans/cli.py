@@ -287,7 +287,7 @@ def cmd_opt(args) -> int:
     reports = []
     for u in units:
         res = run_pipeline(u, passes, ctx, only_site=args.site, dry_run=args.dry_run,
-                           keep_snapshots=args.print_between_passes)
+                           keep_snapshots=args.print_between_passes, skip_unforceable=True)
         pairs.append((u, res.unit))
         reports.append((u, res))
         if args.print_between_passes:

@@ -82,6 +82,21 @@ def test_opt_kernel_and_site_filters(tmp_path):
     assert p.stdout.count("#pragma unroll 4") == 1 and p.stdout.index("#pragma") > p.stdout.index("other")
 
 
+def test_opt_force_skips_a_site_whose_rewrite_needs_the_form_it_lacks(tmp_path):
+    """Forced at sites its preconditions rule out, vectorize-bytes cannot build its
+    rewrite there (it needs the byte loop the precondition looks for): each site is
+    skipped with that precondition and the error, no traceback, the input kept."""
+    src = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "corpus",
+                       "histogram", "expert.cu")
+    out = tmp_path / "out.cu"
+    p = run("opt", "-p", "vectorize-bytes", src, "--force", "-o", str(out))
+    assert p.returncode == 0, p.stderr
+    assert "Traceback" not in p.stderr
+    assert "skipped site 1: precondition byte-loop (layout): cannot be forced (fails:" in p.stderr
+    assert "the rewrite needs what it checks (AttributeError" in p.stderr
+    assert out.read_bytes() == open(src, "rb").read()
+
+
 def test_opt_force_reports_what_it_forced(loop):
     p = run("opt", "-p", "unroll{factor=8}", str(loop), "--force", "-v")
     assert p.returncode == 0 and "#pragma unroll 8" in p.stdout

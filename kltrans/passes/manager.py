@@ -85,7 +85,11 @@ def _report(site: "Site", status: str, reason: str = "", pre=None, verdicts=()) 
 
 
 def run_pass(unit: "Unit", p: "Pass", ctx: Context, only_site: int | None = None,
-             dry_run: bool = False) -> tuple["Unit", PassReport]:
+             dry_run: bool = False, skip_unforceable: bool = False) -> tuple["Unit", PassReport]:
+    """Rewrite every site of ``p`` (or ``only_site``) whose preconditions hold, or every
+    site with ``ctx.force``. A forced rewrite whose pass raises -- it needed the form a
+    failing precondition checks -- propagates (lineage probes record it), unless
+    ``skip_unforceable``: then the site is skipped with that precondition and the error."""
     report = PassReport(p.spec())
     sites = p.sites(unit, ctx)
     if only_site is not None:
@@ -103,6 +107,14 @@ def run_pass(unit: "Unit", p: "Pass", ctx: Context, only_site: int | None = None
             edits = list(p.rewrite(site, ctx))
         except SkipSite as e:
             report.sites.append(_report(site, "skipped", str(e), None, verdicts))
+            continue
+        except Exception as e:
+            if not (failing and skip_unforceable):
+                raise
+            pre, v = failing[0]
+            report.sites.append(_report(
+                site, "skipped", f"cannot be forced ({v.status}: {v.reason}): the rewrite "
+                f"needs what it checks ({type(e).__name__}: {e})", pre, verdicts))
             continue
         spans = [(e.start, e.end) for e in edits]
         if any(_overlap(a, b) for a in spans for b in taken):
@@ -176,11 +188,12 @@ def _base_update_contract():
 
 
 def run_pipeline(unit: "Unit", passes: list, ctx: Context, only_site: int | None = None,
-                 dry_run: bool = False, keep_snapshots: bool = False) -> PipelineResult:
+                 dry_run: bool = False, keep_snapshots: bool = False,
+                 skip_unforceable: bool = False) -> PipelineResult:
     reports = []
     snaps = []
     for p in passes:
-        unit, rep = run_pass(unit, p, ctx, only_site, dry_run)
+        unit, rep = run_pass(unit, p, ctx, only_site, dry_run, skip_unforceable)
         reports.append(rep)
         if keep_snapshots:
             snaps.append((p.spec(), unit))
