@@ -11,9 +11,11 @@
 #                                           # every correctness run and timing alone on the GPU;
 #                                           # a run is kept only when it ends, so with one GPU
 #                                           # use 3-4: 14 at once on one H200 ended 1 run in 545 s)
-#   two sets in one call, each in its own EXP_DIR (its files come back under $OUT/<basename>):
-#   bash tools/gpu-run.sh setup; for r in loo own; do EXP_DIR=bench/exp-$r SLOTS_PER_GPU=2 \
-#     EXP_ARGS="--roots $r --no-corpus --no-heldout" bash tools/experiment-gpu.sh run & done; wait
+#   a set of its own in EXP_DIR (its files come back under $OUT/<basename>; keep with the same
+#   EXP_DIR), e.g. the lineage roots, both card sets in one run so they share their baselines:
+#   EXP_DIR=bench/exp-roots SLOTS_PER_GPU=4 EXP_ARGS="--roots loo own --no-corpus --no-heldout \
+#     --strategies skills" bash tools/experiment-gpu.sh run
+#   (two sets in one call: run gpu-run.sh setup first, then each in the background, then wait)
 # then here, after each call:
 #   bash tools/experiment-gpu.sh keep DIR   # DIR = the call's files_at: keeps its partial runs
 # and when every target is done (the run prints "complete"):
