@@ -14,7 +14,6 @@ each refusal with its parse context. Each part says whether it reproduces the re
 """
 
 import argparse
-import hashlib
 import os
 import platform
 import sys
@@ -40,6 +39,7 @@ def main() -> int:
     import tree_sitter
     import tree_sitter_cuda
 
+    from kltrans.optimize.search import content_hash
     from kltrans.passes.facts import Context
     from kltrans.passes.manager import run_pass
     from kltrans.passes.pipeline import parse_pipeline
@@ -48,10 +48,11 @@ def main() -> int:
     say("python", platform.python_version(), "tree_sitter", tree_sitter.__version__,
         tree_sitter.__file__, "tree_sitter_cuda", tree_sitter_cuda.__file__)
     root = "corpus/sgemm/lineage/states/23-naive.cu"
-    unit = parse(open(root, "rb").read(), root)
+    with open(root, "rb") as f:
+        unit = parse(f.read(), root)
     [pg] = parse_pipeline(SPEC)
     state, rep = run_pass(unit, pg, Context(force=True), only_site=1)
-    h = hashlib.sha256(state.source).hexdigest()[:16]
+    h = content_hash(state.source)
     say("state", h, "(the H200 run's:", STATE + ")", "errors in it:", len(state.error_nodes()))
     [un] = parse_pipeline("unroll{factor=full,style=pragma}")
     refused = 0

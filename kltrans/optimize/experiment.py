@@ -173,11 +173,16 @@ def target_baseline_task(item: dict) -> dict:
     from kltrans.workload.spec import load_workload
 
     t = item["target"]
-    t0 = time.perf_counter()
     seconds = {}  # where a baseline's time goes (vendor, naive, expert)
+    mark = [time.perf_counter()]
+
+    def lap(phase):
+        now = time.perf_counter()
+        seconds[phase], mark[0] = round(now - mark[0], 2), now
+
     size = variant_bench_size(load_workload(t["path"]), t["naive"])
     out = target_vendor_task(t, size)
-    seconds["vendor"] = round(time.perf_counter() - t0, 2)
+    lap("vendor")
     # the naive kernel alone (a run that accepted nothing ends there: its time is this; the
     # gate times a variant with its own bench size at that size)
     g = gate_task({"path": t["naive"], "workload": t["path"], "backend": "cuda",
@@ -185,7 +190,7 @@ def target_baseline_task(item: dict) -> dict:
     prof = g.get("profile") or {}
     out["naive"] = ({"ok": True, "ms": prof["ms"], "size": prof.get("size")} if prof.get("ms")
                     else {"ok": False, "reason": str(g.get("fail"))})
-    seconds["naive"] = round(time.perf_counter() - t0 - sum(seconds.values()), 2)
+    lap("naive")
     if t.get("expert"):
         r = bench_task({"a_path": t["naive"], "b_path": t["expert"], "workload": t["path"],
                         "timeout_s": 300.0,
@@ -197,7 +202,7 @@ def target_baseline_task(item: dict) -> dict:
                              "speedup_median": p["ratio_median"], "trials": p["ratios"]}
         else:
             out["expert"] = {"ok": False, "reason": f"{r.get('verdict')}: {r.get('reason')}"}
-        seconds["expert"] = round(time.perf_counter() - t0 - sum(seconds.values()), 2)
+        lap("expert")
     out["seconds"] = seconds
     return out
 
@@ -349,14 +354,13 @@ def run_experiment(args) -> dict:
             "runs": list(done.values())}) + "\n")
 
     if backend == "cuda":  # first, so that a resumed experiment has them whatever stops it
-        same = baseline_groups(tg, vendors)
-        base = [{"target": next(t for t in tg if t["name"] == names[0]),
-                 "trials": args.trials, "trial_ms": args.trial_ms}
-                for names in same.values()]
+        groups = list(baseline_groups(tg, vendors).values())
+        by_name = {t["name"]: t for t in tg}
+        base = [{"target": by_name[names[0]], "trials": args.trials,
+                 "trial_ms": args.trial_ms} for names in groups]
 
         def keep_base(i, r):
-            t = base[i]["target"]
-            for name in same[(t["naive"], t.get("expert"))]:
+            for name in groups[i]:
                 vendors[name] = dict(r, target=name)
             save()
 

@@ -249,6 +249,12 @@ def _near_miss(failing: list, unproven: bool) -> bool:
     return unproven and len(failing) == 1 and failing[0][1].is_unknown
 
 
+def _checked_as(q, s, ctx):
+    """Site ``s`` as pass instance ``q`` sees it, and the preconditions failing there."""
+    s_q = s.__class__(s.unit, s.match, s.function, s.index, q)
+    return s_q, [(pre, v) for pre, v in q.check(s_q, ctx) if not v.holds]
+
+
 def _other_form(cls, base, p, s, failing, choices, ctx, unproven):
     """The first configuration that differs from ``p`` in one option, among the values
     offered for it, under which every precondition at the site holds (or, where ``p`` is
@@ -260,9 +266,8 @@ def _other_form(cls, base, p, s, failing, choices, ctx, unproven):
             if v == now[c.name] and type(v) is type(now[c.name]):
                 continue
             q = configured(cls, {**now, c.name: v})
-            s_q = s.__class__(s.unit, s.match, s.function, s.index, q)
             try:
-                f_q = [(pre, x) for pre, x in q.check(s_q, ctx) if not x.holds]
+                s_q, f_q = _checked_as(q, s, ctx)
             except Exception:  # a value the analysis cannot read is no form to offer
                 continue
             if not f_q or (_near_miss(f_q, unproven) and not _near_miss(failing, unproven)):
@@ -319,8 +324,7 @@ def build_menu(unit, ctx, cards: list[Card], target: dict, profiles: dict,
             p, choices = configured(cls, {c.name: c.default for c in base}), base
             failing = [(pre, v) for pre, v in p.check(s, ctx) if not v.holds]
             if failing and alt.option_values() != p.option_values():
-                s_alt = s.__class__(s.unit, s.match, s.function, s.index, alt)
-                f_alt = [(pre, v) for pre, v in alt.check(s_alt, ctx) if not v.holds]
+                s_alt, f_alt = _checked_as(alt, s, ctx)
                 if not f_alt or (_near_miss(f_alt, unproven)
                                  and not _near_miss(failing, unproven)):
                     p, s, failing = alt, s_alt, f_alt
