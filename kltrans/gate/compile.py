@@ -1095,6 +1095,13 @@ def cache_key(prepared: Prepared, arch: str, key_options: list[str],
     return _sha(json.dumps(material, sort_keys=True).encode())
 
 
+def _out_buffer(fn, prog, size: int, what: str) -> bytearray:
+    """A new writable buffer of ``size`` bytes that ``fn(prog, buf)`` fills in."""
+    buf = bytearray(size)
+    _check(fn(prog, buf), what)
+    return buf
+
+
 def _run_nvrtc(prepared: Prepared, options: list[str], name_expressions: tuple[str, ...]):
     """Compile; returns (ok, log, cubin, ptx, lowered_names, seconds)."""
     nvrtc = _nvrtc()
@@ -1112,8 +1119,11 @@ def _run_nvrtc(prepared: Prepared, options: list[str], name_expressions: tuple[s
         raw = [o.encode() for o in options]
         (res,) = nvrtc.nvrtcCompileProgram(prog, len(raw), raw)
         size = _check(nvrtc.nvrtcGetProgramLogSize(prog), "nvrtcGetProgramLogSize")
-        buf = b" " * size
-        _check(nvrtc.nvrtcGetProgramLog(prog, buf), "nvrtcGetProgramLog")
+        # NVRTC writes into the buffer: it must be a fresh, mutable one. ``b" " * 1`` is
+        # CPython's shared one-byte ``b" "`` itself, and an empty log (size 1, its NUL)
+        # turned every ``b" "`` of the process into ``b"\x00"`` (the normalizer's blanks
+        # with it: every later #pragma unroll was refused as parse-breaking)
+        buf = bytes(_out_buffer(nvrtc.nvrtcGetProgramLog, prog, size, "nvrtcGetProgramLog"))
         # ptxas messages can follow a NUL inside the buffer: keep them, as a new line
         log = buf.rstrip(b"\x00").replace(b"\x00", b"\n").decode("utf-8", errors="replace")
         log = log.rstrip()
@@ -1125,11 +1135,10 @@ def _run_nvrtc(prepared: Prepared, options: list[str], name_expressions: tuple[s
         lowered = {}
         if ok:
             size = _check(nvrtc.nvrtcGetCUBINSize(prog), "nvrtcGetCUBINSize")
-            cubin = b" " * size
-            _check(nvrtc.nvrtcGetCUBIN(prog, cubin), "nvrtcGetCUBIN")
+            cubin = bytes(_out_buffer(nvrtc.nvrtcGetCUBIN, prog, size, "nvrtcGetCUBIN"))
             res_ptx = nvrtc.nvrtcGetPTXSize(prog)
             if res_ptx[0] == nvrtc.nvrtcResult.NVRTC_SUCCESS and res_ptx[1] > 0:
-                pbuf = b" " * res_ptx[1]
+                pbuf = bytearray(res_ptx[1])
                 if nvrtc.nvrtcGetPTX(prog, pbuf)[0] == nvrtc.nvrtcResult.NVRTC_SUCCESS:
                     ptx = pbuf.rstrip(b"\x00").decode("utf-8", errors="replace")
             for expr in name_expressions:

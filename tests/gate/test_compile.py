@@ -53,6 +53,33 @@ def cache_files(root) -> list[str]:
 
 
 # ------------------------------------------------------------------------- toolchain
+def test_an_empty_log_leaves_the_process_intact():
+    """NVRTC writes its log (and cubin, PTX) into the buffer it is given. A clean compile's
+    log is one byte, its NUL; written into ``b" " * 1``, which is CPython's shared
+    ``b" "`` itself, it made every ``b" "`` of the process ``b"\\x00"``. The normalizer
+    then blanked each #pragma with NULs and every later pragma unroll was refused as
+    parse-breaking (seen on the H200). The gate asks ptxas for its resource report, so
+    its logs are not empty; this compiles without it. In a fresh interpreter."""
+    code = textwrap.dedent("""
+        from kltrans.gate.compile import PTXAS_VERBOSE, _build_options, _run_nvrtc, prepare
+        from kltrans.syntax import parse
+        u = parse('extern "C" __global__ void k(float* x) { x[0] = 1.0f; }', "k.cu")
+        prepared = prepare(u, ())
+        opts = [o for o in _build_options("sm_90", (), prepared, ())[0] if o != PTXAS_VERBOSE]
+        for _ in range(2):
+            ok, log, cubin, ptx, _names, _s = _run_nvrtc(prepared, opts, ())
+            assert ok and log == "" and cubin[:4] == b"\\x7fELF", (ok, log)
+        assert bytes([32]) == b" ", repr(b" ")
+        u = parse("__global__ void k(float* x) {\\n#pragma unroll\\n"
+                  "for (int i = 0; i < 4; ++i) x[i] = 0;\\n}\\n")
+        assert not u.error_nodes() and b"\\x00" not in u.normalized, u.normalized
+        print("intact")
+    """)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         cwd=ROOT, timeout=300)
+    assert out.returncode == 0 and out.stdout.strip() == "intact", out.stderr[-2000:]
+
+
 def test_package_imports_without_cuda_python():
     code = ("import sys; sys.modules['cuda'] = None\n"
             "import kltrans.gate, kltrans.gate.compile, kltrans.gate.cache\n"
