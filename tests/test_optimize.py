@@ -268,7 +268,12 @@ def test_experiment_runs_every_strategy_through_the_executor(tmp_path):
 def test_experiment_roots_start_from_the_lineage_naive_end(tmp_path):
     """--roots: a corpus workload also starts from its lineage's naive end (W@root); with
     ``own`` its own lineage's cards are offered too, with ``loo`` they are not."""
-    from kltrans.optimize.experiment import baseline_groups, lineage_root, targets
+    from kltrans.optimize.experiment import (
+        baseline_groups,
+        lineage_bench_size,
+        lineage_root,
+        targets,
+    )
 
     tg = targets(CORPUS, heldout=False, own=False, only=["reduce-sum"], roots="own")
     [t] = tg
@@ -276,6 +281,11 @@ def test_experiment_roots_start_from_the_lineage_naive_end(tmp_path):
     assert t["naive"] == lineage_root(os.path.join(CORPUS, "reduce-sum"))
     assert t["naive"].endswith("-naive.cu") and os.sep + "lineage" + os.sep in t["naive"]
     assert lineage_root(str(tmp_path)) is None  # no lineage
+    # a root is timed where its walk timed it: scan's at 2^18 (its states near the naive end
+    # are quadratic), the others at their workload's bench size
+    [sc] = targets(CORPUS, heldout=False, own=False, only=["scan"], roots="loo")
+    assert sc["bench_size"] == {"n": 262144} == lineage_bench_size(os.path.join(CORPUS, "scan"))
+    assert "bench_size" not in t and lineage_bench_size(str(tmp_path)) is None
     both = targets(CORPUS, heldout=False, only=["reduce-sum"], roots="loo")
     assert [(x["name"], x["kind"]) for x in both] == [("reduce-sum", "corpus"),
                                                       ("reduce-sum@root", "root")]

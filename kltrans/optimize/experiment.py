@@ -39,6 +39,20 @@ def lineage_root(path: str) -> str | None:
     return end if os.path.isfile(end) else None
 
 
+def lineage_bench_size(path: str) -> dict | None:
+    """The size the workload's lineage walk timed its states at, where it was not the
+    workload's bench size (``config.bench_size``: scan's walk, whose states near the naive
+    end sum tile prefixes directly, in quadratic time, was timed at 2^18, not 2^28); None
+    otherwise. A root target is timed there too: at the workload's size its baseline alone
+    would not end in a device call."""
+    try:
+        with open(os.path.join(path, "lineage", "lineage.json"), encoding="utf-8") as f:
+            size = (json.load(f).get("config") or {}).get("bench_size")
+    except (OSError, ValueError):
+        return None
+    return dict(size) if isinstance(size, dict) and size else None
+
+
 ROOT_NAMES = {"loo": "{}@root", "own": "{}@root+own"}
 
 
@@ -76,9 +90,11 @@ def targets(corpus: str, heldout: bool = True, own: bool = True, only=None,
         out.append({"name": wl.name, "path": path, "kind": kind,
                     "naive": wl.kernel_path("naive"), "expert": expert})
         root = lineage_root(path) if roots and kind == "corpus" else None
+        size = lineage_bench_size(path) if root else None
         for r in (roots if root else ()):
             out.append({"name": ROOT_NAMES[r].format(wl.name), "path": path,
-                        "kind": ROOT_KINDS[r], "naive": root, "expert": expert})
+                        "kind": ROOT_KINDS[r], "naive": root, "expert": expert,
+                        **({"bench_size": size} if size else {})})
     if roots and not own:  # roots only: the corpus targets were needed to find them
         out = [t for t in out if t["kind"] != "corpus"]
     return out
@@ -96,7 +112,8 @@ def optimize_task(item: dict) -> dict:
                            seed=item["seed"], size_limit=item.get("size_limit"),
                            trials=item.get("trials", 5), trial_ms=item.get("trial_ms", 100.0),
                            catalogue=item.get("catalogue", True),
-                           unproven=item.get("unproven", True), progress=False)
+                           unproven=item.get("unproven", True),
+                           bench_size=t.get("bench_size"), progress=False)
     t0 = time.perf_counter()
     try:
         doc = run(opts)
@@ -131,7 +148,8 @@ def _final_timing(t: dict, final_src: str, item: dict) -> dict:
     r = bench_task({"a_path": t["naive"], "b_source": final_src,
                     "b_name": "final_" + os.path.basename(t["naive"]),
                     "workload": t["path"], "trials": item.get("trials", 5), "timeout_s": 300.0,
-                    "side_ms": item.get("trial_ms", 100.0), "min_reps": 3})
+                    "side_ms": item.get("trial_ms", 100.0), "min_reps": 3,
+                    **({"bench_size": t["bench_size"]} if t.get("bench_size") else {})})
     if not r.get("ok"):
         return {"naive": {"ok": False, "reason": f"{r.get('verdict')}: {r.get('reason')}"}}
     p = r["paired"]
@@ -180,20 +198,21 @@ def target_baseline_task(item: dict) -> dict:
         now = time.perf_counter()
         seconds[phase], mark[0] = round(now - mark[0], 2), now
 
-    size = variant_bench_size(load_workload(t["path"]), t["naive"])
+    size = t.get("bench_size") or variant_bench_size(load_workload(t["path"]), t["naive"])
     out = target_vendor_task(t, size)
     lap("vendor")
     # the naive kernel alone (a run that accepted nothing ends there: its time is this; the
     # gate times a variant with its own bench size at that size)
     g = gate_task({"path": t["naive"], "workload": t["path"], "backend": "cuda",
-                   "stages": ("compile", "profile"), "timeout_s": 300.0})
+                   "stages": ("compile", "profile"), "timeout_s": 300.0,
+                   **({"bench_size": size} if size else {})})
     prof = g.get("profile") or {}
     out["naive"] = ({"ok": True, "ms": prof["ms"], "size": prof.get("size")} if prof.get("ms")
                     else {"ok": False, "reason": str(g.get("fail"))})
     lap("naive")
     if t.get("expert"):
         r = bench_task({"a_path": t["naive"], "b_path": t["expert"], "workload": t["path"],
-                        "timeout_s": 300.0,
+                        "timeout_s": 300.0, **({"bench_size": size} if size else {}),
                         "trials": item.get("trials", 5), "side_ms": item.get("trial_ms", 100.0),
                         "min_reps": 3})
         if r.get("ok"):
