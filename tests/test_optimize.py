@@ -629,3 +629,54 @@ def test_root_runs_in_the_results_notes_are_the_recorded_ones():
         line = (f"| {r['target']} | {r['speedup']:.2f}× | {ex}× | "
                 f"{r['expert_fraction']:.2f} |")
         assert line in notes, line
+
+
+def test_experiment_queues_baselines_with_the_runs(tmp_path, monkeypatch):
+    """On a GPU the baselines go first in the same queue as the runs, not before them: a
+    slow baseline (scan's root at 2^28 outlasted two device calls and no run could start)
+    holds one slot. Each result is kept as it ends, a shared baseline under every target
+    that shares it. The GPU tasks cannot run here; the queue is handed to a stand-in that
+    ends the runs first and the baseline last, and records what was kept when."""
+    import kltrans.optimize.experiment as ex
+
+    seen = {}
+
+    def fake_map(fn, items, args, backend, keep=None):
+        assert fn is ex.experiment_task and backend == "cuda"
+        seen["items"] = items
+        kinds = [it.get("task", "run") for it in items]
+        assert kinds == ["baseline"] + ["run"] * (len(items) - 1)
+        out = [None] * len(items)
+        for i in list(range(1, len(items))) + [0]:  # the baseline ends last
+            it = items[i]
+            if i == 0:
+                r = {"target": it["target"]["name"], "naive": {"ok": True, "ms": 9.6}}
+            else:
+                r = {"ok": True, "target": it["target"]["name"], "kind": it["target"]["kind"],
+                     "strategy": it["strategy"], "seed": it["seed"], "final": {},
+                     "accepted": [], "candidates": [], "library": {}, "timing": {}}
+            out[i] = r
+            keep(i, r)
+            part = json.loads((tmp_path / "experiment.partial.json").read_text())
+            seen.setdefault("kept", []).append((len(part["runs"]), sorted(part["baselines"])))
+        return out
+
+    monkeypatch.setattr(ex, "_map", fake_map)
+    monkeypatch.setattr(ex, "_write", lambda args, out, meta, runs, vendors: {
+        "runs": runs, "vendors": vendors})
+    rc_doc = ex.run_experiment(ex_args(tmp_path, only=["scan"], roots=["loo", "own"]))
+    assert [it["target"]["name"] for it in seen["items"][1:]] == ["scan@root", "scan@root+own"]
+    assert seen["items"][0]["target"]["bench_size"] == {"n": 262144}
+    assert seen["kept"] == [(1, []), (2, []), (2, ["scan@root", "scan@root+own"])]
+    assert [r["target"] for r in rc_doc["runs"]] == ["scan@root", "scan@root+own"]
+    assert rc_doc["vendors"]["scan@root+own"]["target"] == "scan@root+own"
+
+
+def ex_args(out, only, roots):
+    import argparse
+
+    return argparse.Namespace(
+        out=str(out), notes=None, merge=None, corpus=CORPUS, skills=SKILLS, backend="cuda",
+        no_heldout=True, no_corpus=True, only=only, roots=roots, strategies=["skills"],
+        seeds=[0], budget=30, size_limit=None, trials=5, trial_ms=100.0, catalogue=True,
+        unproven=True, resume=False, quiet=True, cluster=None, jobs=None, results=None)

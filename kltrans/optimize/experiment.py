@@ -226,6 +226,14 @@ def target_baseline_task(item: dict) -> dict:
     return out
 
 
+def experiment_task(item: dict) -> dict:
+    """One item of the experiment's queue: a target's baseline (``task: baseline``) or an
+    optimize run."""
+    if item.get("task") == "baseline":
+        return target_baseline_task(item)
+    return optimize_task(item)
+
+
 def label(run: dict) -> str:
     """The strategy a run is reported under: a skills run that offered the cards only (no
     catalogue tail, as every skills run did before the tail existed) is ``skills-cards``;
@@ -372,25 +380,27 @@ def run_experiment(args) -> dict:
             "seconds": round(before + time.perf_counter() - t0, 1), "baselines": vendors,
             "runs": list(done.values())}) + "\n")
 
-    if backend == "cuda":  # first, so that a resumed experiment has them whatever stops it
+    base: list = []
+    groups: list = []
+    if backend == "cuda":
         groups = list(baseline_groups(tg, vendors).values())
         by_name = {t["name"]: t for t in tg}
-        base = [{"target": by_name[names[0]], "trials": args.trials,
+        base = [{"task": "baseline", "target": by_name[names[0]], "trials": args.trials,
                  "trial_ms": args.trial_ms} for names in groups]
-
-        def keep_base(i, r):
-            for name in groups[i]:
-                vendors[name] = dict(r, target=name)
-            save()
-
-        _map(target_baseline_task, base, args, backend, keep_base)
     todo = [it for it in items if _key(it) not in done]
 
     def keep(i, r):
-        done[_key(todo[i])] = r
+        if i < len(base):  # a baseline: every target that shares it
+            for name in groups[i]:
+                vendors[name] = dict(r, target=name)
+        else:
+            done[_key(todo[i - len(base)])] = r
         save()
 
-    _map(optimize_task, todo, args, backend, keep)
+    # one queue, the baselines first: a run does not need its target's baseline (it times
+    # its final kernel against the naive one itself), so a slow baseline holds one slot,
+    # not the whole experiment; each result is kept the moment it ends
+    _map(experiment_task, base + todo, args, backend, keep)
     runs = [done[_key(it)] for it in items]
     wall = before + time.perf_counter() - t0  # every call's, when resumed
     meta = {"command": cmd, "backend": backend, "budget": args.budget, "seeds": args.seeds,
@@ -481,7 +491,16 @@ def _map(fn, items, args, backend, keep=None):
         it = items[i]
         if keep is not None:
             keep(i, r)
-        if args.quiet or "strategy" not in it:
+        if args.quiet:
+            return
+        if it.get("task") == "baseline":
+            nv = r.get("naive") or {}
+            print(f"kltrans experiment: [{done[0]}/{len(items)}] {it['target']['name']} "
+                  f"baseline: " + (f"naive {nv['ms']:.3f} ms" if nv.get("ok") else
+                                   f"naive not timed ({nv.get('reason')})"),
+                  file=sys.stderr, flush=True)
+            return
+        if "strategy" not in it:
             return
         f = r.get("final") or {}
         print(f"kltrans experiment: [{done[0]}/{len(items)}] {it['target']['name']} "
