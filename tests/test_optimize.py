@@ -667,6 +667,9 @@ def test_experiment_queues_baselines_with_the_runs(tmp_path, monkeypatch):
     rc_doc = ex.run_experiment(ex_args(tmp_path, only=["scan"], roots=["loo", "own"]))
     assert [it["target"]["name"] for it in seen["items"][1:]] == ["scan@root", "scan@root+own"]
     assert seen["items"][0]["target"]["bench_size"] == {"n": 262144}
+    # each run keeps its verdicts in OUT/checkpoints until it is kept (then the folder goes)
+    assert seen["items"][1]["checkpoint"] == str(tmp_path / "checkpoints" / "scan@root-skills-0.json")
+    assert not (tmp_path / "checkpoints").exists()
     assert seen["kept"] == [(1, []), (2, []), (2, ["scan@root", "scan@root+own"])]
     assert [r["target"] for r in rc_doc["runs"]] == ["scan@root", "scan@root+own"]
     assert rc_doc["vendors"]["scan@root+own"]["target"] == "scan@root+own"
@@ -680,3 +683,40 @@ def ex_args(out, only, roots):
         no_heldout=True, no_corpus=True, only=only, roots=roots, strategies=["skills"],
         seeds=[0], budget=30, size_limit=None, trials=5, trial_ms=100.0, catalogue=True,
         unproven=True, resume=False, quiet=True, cluster=None, jobs=None, results=None)
+
+
+def test_a_search_resumes_from_its_checkpoint(tmp_path):
+    """--checkpoint: every verdict is kept as it is reached; a run cut short and started
+    again replays the verdicts it has (no gate) and then goes on, to the same trajectory
+    as a run never cut short. A checkpoint made for other inputs is not replayed."""
+    ck = tmp_path / "ck.json"
+    whole = run(_opts("gelu", checkpoint=str(ck)))
+    kept = json.loads(ck.read_text())
+    assert "start" in kept["verdicts"] and len(kept["verdicts"]) == whole["final"]["evaluations"] + 1
+    assert "replayed" not in whole["final"]
+    # cut short after the start and two candidates: what a killed call leaves
+    first3 = dict(list(kept["verdicts"].items())[:3])
+    ck.write_text(json.dumps({"key": kept["key"], "verdicts": first3}))
+    again = run(_opts("gelu", checkpoint=str(ck)))
+    assert again["final"]["replayed"] == 3
+    assert sum(bool(c.get("replayed")) for c in again["candidates"]) == 2
+
+    def path(doc):
+        return [(c["spec"], c["site"], c["verdict"], c.get("after")) for c in doc["candidates"]]
+
+    assert path(again) == path(whole) and again["final"]["hash"] == whole["final"]["hash"]
+    now = json.loads(ck.read_text())["verdicts"]  # every verdict again, the replayed as kept
+    assert list(now) == list(kept["verdicts"]) and all(now[k] == v for k, v in first3.items())
+    # another seed is another run: nothing replayed, and its own verdicts replace the file
+    other = run(_opts("gelu", checkpoint=str(ck), seed=1))
+    assert "replayed" not in other["final"] and json.loads(ck.read_text())["key"] != kept["key"]
+
+
+def test_optimize_checkpoint_usage_errors(tmp_path, capsys):
+    d = os.path.join(HELD, "gelu")
+    k = os.path.join(d, "naive.cu")
+    rc = main(["optimize", k, "--workload", d, "--checkpoint", k, "--backend", "cpu"])
+    assert rc == 2 and "would overwrite the input kernel" in capsys.readouterr().err
+    rc = main(["optimize", k, "--workload", d, "--backend", "cpu",
+               "--checkpoint", str(tmp_path / "no" / "ck.json")])
+    assert rc == 2 and "no such directory for --checkpoint" in capsys.readouterr().err

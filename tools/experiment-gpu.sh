@@ -9,8 +9,9 @@
 #                                           # searches share each GPU, default 5: their start-up
 #                                           # and compiles overlap, and the per-GPU lock keeps
 #                                           # every correctness run and timing alone on the GPU;
-#                                           # a run is kept only when it ends, so with one GPU
-#                                           # use 3-4: 14 at once on one H200 ended 1 run in 545 s)
+#                                           # a run is kept when it ends; one cut short keeps its
+#                                           # gate verdicts in checkpoints/ and replays them in
+#                                           # the next call; with one GPU use 3-4 at once)
 #   a set of its own in EXP_DIR (its files come back under $OUT/<basename>; keep with the same
 #   EXP_DIR), e.g. the lineage roots, both card sets in one run so they share their baselines:
 #   EXP_DIR=bench/exp-roots SLOTS_PER_GPU=4 EXP_ARGS="--roots loo own --no-corpus --no-heldout \
@@ -34,6 +35,8 @@ case "${1:-}" in
     out=$OUT; [ -n "${EXP_DIR:-}" ] && out=$OUT/$(basename "$EXP")
     mkdir -p "$out"
     [ -f "$EXP/experiment.partial.json" ] && cp "$EXP/experiment.partial.json" "$out/"
+    # the gate verdicts of the runs the last call cut short: they are replayed, not redone
+    [ -d "$EXP/checkpoints" ] && cp -r "$EXP/checkpoints" "$out/"
     rc=0
     ngpu=$(nvidia-smi -L | wc -l)
     timeout --signal=INT --kill-after=20 "${EXP_SECONDS:-560}" python3 -m kltrans experiment corpus --budget 30 --seeds 0 \
@@ -46,7 +49,9 @@ case "${1:-}" in
   keep)
     grep -qx "/$EXP/" .git/info/exclude 2>/dev/null || echo "/$EXP/" >> .git/info/exclude
     src=${2:?files_at of the call}; [ -n "${EXP_DIR:-}" ] && src=$src/$(basename "$EXP")
-    mkdir -p "$EXP" && cp "$src/experiment.partial.json" "$EXP/" ;;
+    mkdir -p "$EXP" && cp "$src/experiment.partial.json" "$EXP/"
+    rm -rf "$EXP/checkpoints"; [ -d "$src/checkpoints" ] && cp -r "$src/checkpoints" "$EXP/"
+    true ;;
   report)
     src=${2:?files_at of the last call}; [ -n "${EXP_DIR:-}" ] && src=$src/$(basename "$EXP")
     cp "$src/experiment.json" bench/results/experiment.json

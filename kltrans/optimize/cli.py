@@ -53,6 +53,10 @@ def register(sub) -> None:
                          "repetitions (at least 3) (default: 100)")
     so.add_argument("-o", "--output", default=None, metavar="OUT", help="write the optimized kernel")
     so.add_argument("--log", default=None, metavar="FILE", help="write the trajectory (JSON)")
+    so.add_argument("--checkpoint", default=None, metavar="FILE",
+                    help="keep every gate verdict in FILE as it is reached; run the same "
+                         "command again after an interruption and the search replays them "
+                         "instead of gating again")
     so.add_argument("--json", action="store_true", help="print the trajectory as JSON")
     so.add_argument("-q", "--quiet", action="store_true", help="no progress")
     so.set_defaults(func=cmd_optimize)
@@ -116,6 +120,13 @@ def cmd_optimize(args) -> int:
 
     if args.output and os.path.abspath(args.output) == os.path.abspath(args.kernel):
         raise UsageError(f"{args.output}: -o would overwrite the input kernel; name another file")
+    if args.checkpoint:
+        if os.path.abspath(args.checkpoint) == os.path.abspath(args.kernel):
+            raise UsageError(f"{args.checkpoint}: --checkpoint would overwrite the input "
+                             f"kernel; name another file")
+        where = os.path.dirname(os.path.abspath(args.checkpoint))
+        if not os.path.isdir(where):
+            raise UsageError(f"{args.checkpoint}: no such directory for --checkpoint")
     opts = OptimizeOptions(
         args.kernel, args.workload, skills=args.skills, corpus=args.corpus, budget=args.budget,
         time_budget=args.time_budget, strategy=args.strategy, filler=args.filler,
@@ -124,7 +135,7 @@ def cmd_optimize(args) -> int:
         seed=args.seed, arch=args.arch, assume=tuple(args.assume), size_limit=args.size_limit,
         trials=args.trials, trial_ms=args.trial_ms, llm_base_url=args.llm_base_url, llm_model=args.llm_model,
         llm_timeout=args.llm_timeout, llm_retries=args.llm_retries, fallback=args.fallback,
-        progress=not args.quiet)
+        checkpoint=args.checkpoint, progress=not args.quiet)
     try:
         doc = run(opts)
     except OptimizeError as e:

@@ -11,6 +11,7 @@ with the tables and a bar chart (SVG, next to it).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import os
@@ -113,7 +114,8 @@ def optimize_task(item: dict) -> dict:
                            trials=item.get("trials", 5), trial_ms=item.get("trial_ms", 100.0),
                            catalogue=item.get("catalogue", True),
                            unproven=item.get("unproven", True),
-                           bench_size=t.get("bench_size"), progress=False)
+                           bench_size=t.get("bench_size"),
+                           checkpoint=item.get("checkpoint"), progress=False)
     t0 = time.perf_counter()
     try:
         doc = run(opts)
@@ -388,19 +390,32 @@ def run_experiment(args) -> dict:
         base = [{"task": "baseline", "target": by_name[names[0]], "trials": args.trials,
                  "trial_ms": args.trial_ms} for names in groups]
     todo = [it for it in items if _key(it) not in done]
+    # each run keeps its gate verdicts as it goes (OUT/checkpoints): a run that a call's
+    # time limit cuts short replays them when the experiment is resumed
+    ckdir = os.path.join(out, "checkpoints")
+    os.makedirs(ckdir, exist_ok=True)
+    for it in todo:
+        it["checkpoint"] = os.path.join(ckdir, "-".join(map(str, _key(it))) + ".json")
 
     def keep(i, r):
         if i < len(base):  # a baseline: every target that shares it
             for name in groups[i]:
                 vendors[name] = dict(r, target=name)
-        else:
-            done[_key(todo[i - len(base)])] = r
+            save()
+            return
+        it = todo[i - len(base)]
+        done[_key(it)] = r
         save()
+        if r.get("ok"):  # kept in the partial file: its verdicts are no longer needed
+            with contextlib.suppress(OSError):
+                os.remove(it["checkpoint"])
 
     # one queue, the baselines first: a run does not need its target's baseline (it times
     # its final kernel against the naive one itself), so a slow baseline holds one slot,
     # not the whole experiment; each result is kept the moment it ends
     _map(experiment_task, base + todo, args, backend, keep)
+    with contextlib.suppress(OSError):
+        os.rmdir(ckdir)  # every run ended and was kept: nothing left to resume
     runs = [done[_key(it)] for it in items]
     wall = before + time.perf_counter() - t0  # every call's, when resumed
     meta = {"command": cmd, "backend": backend, "budget": args.budget, "seeds": args.seeds,

@@ -65,6 +65,7 @@ class OptimizeOptions:
     bench_size: dict | None = None  # paired timings' size (default: see run())
     progress: bool = True
     executor: object = None  # a kltrans.gate.executor.Executor, when one is given
+    checkpoint: str | None = None  # keep every gate verdict here; a rerun replays them
 
 
 def content_hash(src: bytes) -> str:
@@ -303,6 +304,48 @@ def _paired(a_src: bytes, b_src: bytes, name: str, wl, opts, check=None) -> dict
             **({"correct": correct} if correct is not None else {})}
 
 
+# ------------------------------------------------------------------ checkpoints
+class _Checkpoint:
+    """Every gate verdict of a search, kept in a JSON file as it is reached, so that a run
+    cut short (a device call's time limit) resumes where it was: run again with the same
+    inputs, the search proposes the same candidates in the same order (it is deterministic
+    given its verdicts) and takes each verdict it already has from the file instead of the
+    gate. Only the verdicts are kept, keyed by (state, candidate) content hashes; a file
+    made for other inputs (kernel, workload, strategy, seed, budget, backend, library) is
+    not replayed, and is replaced."""
+
+    def __init__(self, path: str | None, identity: dict):
+        self.path = path
+        self.key = hashlib.sha256(json.dumps(identity, sort_keys=True).encode()).hexdigest()[:16]
+        self.verdicts: dict = {}
+        self.replay: dict = {}
+        self.replayed = 0
+        if path and os.path.isfile(path):
+            try:
+                with open(path, encoding="utf-8") as f:
+                    doc = json.load(f)
+            except (OSError, ValueError):
+                doc = {}
+            if isinstance(doc, dict) and doc.get("key") == self.key:
+                self.replay = dict(doc.get("verdicts") or {})
+
+    def get(self, key: str):
+        """The verdict kept for ``key`` (a dict), or None; a replayed one is kept again."""
+        v = self.replay.get(key)
+        if v is not None:
+            self.verdicts[key] = v
+            self.replayed += 1
+        return json.loads(json.dumps(v)) if v is not None else None
+
+    def put(self, key: str, verdict: dict) -> None:
+        self.verdicts[key] = json.loads(json.dumps(verdict))
+        if self.path:
+            from kltrans.syntax.files import atomic_write
+
+            atomic_write(self.path, json.dumps({"key": self.key,
+                                                "verdicts": self.verdicts}) + "\n")
+
+
 # ------------------------------------------------------------------ the loop
 def search_context(opts: OptimizeOptions, wl, kernel: str | None):
     """The facts and the precondition context of a search: the workload's facts and
@@ -405,7 +448,16 @@ def run(opts: OptimizeOptions) -> dict:
            "library": library, "start": {"hash": content_hash(src)}, "candidates": [],
            "accepted": [], "events": [], "termination": None}
     t0 = time.perf_counter()
-    first = _gate(src, name, wl, kernel, ne, sizes, backend, opts)
+    ck = _Checkpoint(opts.checkpoint, {
+        "kernel": content_hash(src), "workload": wl.name, "strategy": opts.strategy,
+        "filler": doc["config"]["filler"], "seed": opts.seed, "budget": opts.budget,
+        "backend": backend, "library": library, "exclude_own": opts.exclude_own,
+        "sizes": sizes, "bench_size": opts.bench_size, "trials": opts.trials,
+        "trial_ms": opts.trial_ms, "arch": opts.arch, "assume": list(opts.assume)})
+    first = ck.get("start")
+    if first is None:
+        first = _gate(src, name, wl, kernel, ne, sizes, backend, opts)
+        ck.put("start", first)
     doc["start"]["gate"] = first["stages"]
     if not first["ok"]:
         raise OptimizeError(f"{opts.kernel}: the starting kernel does not pass the gate: "
@@ -470,9 +522,17 @@ def run(opts: OptimizeOptions) -> dict:
             evals += 1
             entry["evaluation"] = evals
             entry["after"] = h
-            # on a GPU the correct stage runs in the timing's worker (one CUDA start-up)
-            g = _gate(after.source, name, wl, kernel, ne, sizes, backend, opts,
-                      ("compile",) if backend == "cuda" else ("compile", "correct"))
+            kept = ck.get(f"{cur_hash}>{h}")
+            if kept is not None:
+                entry["replayed"] = True
+                g, kept_m = kept["gate"], kept.get("paired")
+            else:
+                # on a GPU the correct stage runs in the timing's worker (one CUDA start-up)
+                g = _gate(after.source, name, wl, kernel, ne, sizes, backend, opts,
+                          ("compile",) if backend == "cuda" else ("compile", "correct"))
+                kept_m = None
+                if not g["ok"] or backend != "cuda":
+                    ck.put(f"{cur_hash}>{h}", {"gate": g})
             entry["gate"] = g["stages"]
             entry["seconds"] = round(time.perf_counter() - t0, 3)
             if not g["ok"]:
@@ -480,7 +540,10 @@ def run(opts: OptimizeOptions) -> dict:
                 bar.step(evals, f"rejected ({g['fail'][0]})")
                 continue
             if backend == "cuda":
-                m = _paired(cur, after.source, name, wl, opts, check=(sizes, list(wl.seeds)))
+                m = kept_m
+                if m is None:
+                    m = _paired(cur, after.source, name, wl, opts, check=(sizes, list(wl.seeds)))
+                    ck.put(f"{cur_hash}>{h}", {"gate": g, "paired": m})
                 entry["seconds"] = round(time.perf_counter() - t0, 3)
                 entry["phases"] = m.pop("phases", None)  # the timing worker's, in seconds
                 if m.get("traceback"):  # the worker raised: where, for the log
@@ -519,6 +582,8 @@ def run(opts: OptimizeOptions) -> dict:
                     "rejected": sum(1 for t in tried if t.get("verdict") == "rejected"),
                     "speedup_vs_start": round(speedup, 4) if backend == "cuda" else None,
                     "measured": backend == "cuda", "seconds": round(time.perf_counter() - t0, 3)}
+    if ck.replayed:  # a resumed run: these verdicts came from its checkpoint, not this call
+        doc["final"]["replayed"] = ck.replayed
     return doc
 
 
