@@ -720,3 +720,22 @@ def test_optimize_checkpoint_usage_errors(tmp_path, capsys):
     rc = main(["optimize", k, "--workload", d, "--backend", "cpu",
                "--checkpoint", str(tmp_path / "no" / "ck.json")])
     assert rc == 2 and "no such directory for --checkpoint" in capsys.readouterr().err
+
+
+def test_a_checkpoint_keeps_no_crash_or_timeout(tmp_path):
+    """The call that cuts a run short interrupts its gate workers too: a crash or a
+    timeout is gated again on resume, never replayed as the candidate's verdict."""
+    from kltrans.optimize.search import _Checkpoint
+
+    ck = _Checkpoint(str(tmp_path / "ck.json"), {"k": 1})
+    crash = {"gate": {"ok": False, "stages": [{"stage": "compile", "status": "fail",
+                                               "reason": "crash: the worker exited with code -2"}]}}
+    late = {"gate": {"ok": True, "stages": []},
+            "paired": {"ok": False, "reason": "timeout: the worker did not finish within 300 s"}}
+    wrong = {"gate": {"ok": False, "stages": [{"stage": "correct", "status": "fail",
+                                               "reason": "out: max abs error 3.1"}]}}
+    for k, v in (("a>b", crash), ("a>c", late), ("a>d", wrong)):
+        ck.put(k, v)
+    assert list(json.loads((tmp_path / "ck.json").read_text())["verdicts"]) == ["a>d"]
+    again = _Checkpoint(str(tmp_path / "ck.json"), {"k": 1})
+    assert again.get("a>b") is None and again.get("a>d") == wrong and again.replayed == 1

@@ -337,7 +337,19 @@ class _Checkpoint:
             self.replayed += 1
         return json.loads(json.dumps(v)) if v is not None else None
 
+    @staticmethod
+    def _durable(verdict: dict) -> bool:
+        """False for a worker that crashed or timed out: the call that ends a run early
+        interrupts its gate workers too, so such a verdict is gated again on resume."""
+        reasons = [d.get("reason") or "" for d in (verdict.get("gate") or verdict).get(
+            "stages") or []]
+        m = verdict.get("paired") or {}
+        reasons += [m.get("reason") or "", ((m.get("correct") or {}).get("reason") or "")]
+        return not any(r.startswith(("crash:", "timeout:")) for r in reasons)
+
     def put(self, key: str, verdict: dict) -> None:
+        if not self._durable(verdict):
+            return
         self.verdicts[key] = json.loads(json.dumps(verdict))
         if self.path:
             from kltrans.syntax.files import atomic_write
