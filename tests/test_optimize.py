@@ -739,3 +739,47 @@ def test_a_checkpoint_keeps_no_crash_or_timeout(tmp_path):
     assert list(json.loads((tmp_path / "ck.json").read_text())["verdicts"]) == ["a>d"]
     again = _Checkpoint(str(tmp_path / "ck.json"), {"k": 1})
     assert again.get("a>b") is None and again.get("a>d") == wrong and again.replayed == 1
+
+
+def test_an_interrupted_experiment_stops_at_once_and_resumes_from_its_checkpoints(tmp_path):
+    """SIGINT (Ctrl-C, or a device call's time limit) ends the experiment now, not when its
+    searches finish: the worker processes and their gate processes are killed, it exits
+    130, and what each cut-short run had gated is in OUT/checkpoints. --resume then
+    replays those verdicts and completes the runs."""
+    import signal
+    import time
+
+    psutil = pytest.importorskip("psutil")
+    out = tmp_path / "exp"
+    cmd = [sys.executable, "-m", "kltrans", "experiment", CORPUS, "--skills", SKILLS,
+           "--only", "swiglu", "--no-corpus", "--strategies", "skills", "--budget", "30",
+           "--backend", "cpu", "--size-limit", "20000", "--jobs", "1", "--out", str(out), "-q"]
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT)
+    ck = out / "checkpoints" / "swiglu-skills-0.json"
+    deadline = time.monotonic() + 240
+    n = 0
+    while time.monotonic() < deadline and p.poll() is None:
+        try:
+            n = len(json.loads(ck.read_text())["verdicts"])
+        except (OSError, ValueError):
+            n = 0
+        if n >= 3:
+            break
+        time.sleep(0.2)
+    assert p.poll() is None and n >= 3, (n, p.poll())
+    kids = psutil.Process(p.pid).children(recursive=True)
+    assert kids  # the slot's worker process (and maybe a gate worker)
+    t0 = time.monotonic()
+    p.send_signal(signal.SIGINT)
+    _, err = p.communicate(timeout=60)
+    assert p.returncode == 130 and "interrupted" in err, err[-2000:]
+    assert time.monotonic() - t0 < 30
+    gone, alive = psutil.wait_procs(kids, timeout=10)
+    assert not alive, [k.cmdline() for k in alive]
+    kept = len(json.loads(ck.read_text())["verdicts"])
+    assert kept >= 3
+    rc = subprocess.run(cmd + ["--resume"], capture_output=True, text=True, cwd=ROOT, timeout=600)
+    assert rc.returncode == 0, rc.stderr[-2000:]
+    [r] = json.loads((out / "experiment.json").read_text())["runs"]
+    assert r["ok"] and r["final"]["replayed"] == kept
+    assert not (out / "checkpoints").exists()

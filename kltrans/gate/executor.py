@@ -33,9 +33,11 @@ raises for one item, and the results of the other items are kept.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import shutil
+import signal
 import subprocess
 import threading
 import uuid
@@ -208,9 +210,12 @@ class _Slot:
         import sys
 
         if self.proc is None or self.proc.poll() is not None:
+            # a session of its own: a Ctrl-C reaches the caller alone, which then ends
+            # the worker and the gate processes it started together (kill)
             self.proc = subprocess.Popen([sys.executable, "-m", "kltrans.gate.executor"],
                                          stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                         env={**os.environ, **self.env})
+                                         env={**os.environ, **self.env},
+                                         start_new_session=True)
         data = pickle.dumps((fn, item))
         try:
             self.proc.stdin.write(len(data).to_bytes(8, "little") + data)
@@ -227,6 +232,13 @@ class _Slot:
         if status == "ok":
             return value
         raise _TaskError(value)
+
+    def kill(self):
+        """End the worker process and every process it started, at once."""
+        p = self.proc
+        if p is not None and p.poll() is None:
+            with contextlib.suppress(OSError):
+                os.killpg(p.pid, signal.SIGKILL)
 
     def close(self):
         if self.proc is not None:
@@ -286,6 +298,8 @@ class LocalExecutor(Executor):
         """A free slot; for a GPU task, one whose GPU no other GPU task holds."""
         with self._cv:
             while True:
+                if self._closed:
+                    return None
                 for s in self._free:
                     d = self.devices[s]
                     if not gpu or d not in self._gpu_busy:
@@ -307,9 +321,13 @@ class LocalExecutor(Executor):
         name = getattr(fn, "__name__", str(fn))
         while True:
             slot = self._acquire(gpu)
+            if slot is None:
+                return lost("interrupted", deaths + errors)
             try:
                 return self._slots[slot].run(fn, item)
             except _SlotDied as e:  # a fresh worker process runs it again
+                if self._closed:  # interrupted: the caller ended it
+                    return lost("interrupted", deaths + errors)
                 deaths += 1
                 if deaths > ALLOWED_FAILURES:
                     return lost(f"the worker process died {deaths} times while running "
@@ -331,13 +349,25 @@ class LocalExecutor(Executor):
         out: list = [None] * len(items)
         if not items:
             return out
-        with ThreadPoolExecutor(max_workers=min(self.slots, len(items))) as tp:
+        tp = ThreadPoolExecutor(max_workers=min(self.slots, len(items)))
+        try:
             futs = {tp.submit(self._run, fn, it, gpu): i for i, it in enumerate(items)}
             for f in as_completed(futs):
                 i = futs[f]
                 out[i] = f.result()
                 if on_result is not None:
                     on_result(i, out[i])
+        except BaseException:  # Ctrl-C, a time limit's SIGINT, on_result raising
+            # end the tasks in flight now, not when they finish: nothing more starts, each
+            # worker and its gate processes are killed, and its thread sees it die
+            with self._cv:
+                self._closed = True
+                self._cv.notify_all()
+            tp.shutdown(wait=False, cancel_futures=True)
+            for s in self._slots:
+                s.kill()
+            raise
+        tp.shutdown(wait=True)
         return out
 
     def worker_pids(self) -> list:
