@@ -715,6 +715,13 @@ def test_a_search_resumes_from_its_checkpoint(tmp_path):
 def test_optimize_checkpoint_usage_errors(tmp_path, capsys):
     d = os.path.join(HELD, "gelu")
     k = os.path.join(d, "naive.cu")
+    ck = tmp_path / "ck.json"
+    args = ["optimize", k, "--workload", d, "--backend", "cpu", "--budget", "1",
+            "--size-limit", "20000", "--checkpoint", str(ck), "-o", str(tmp_path / "o.cu")]
+    assert main(args) == 0
+    assert main(args) == 0 and "resuming, 2 gate verdict(s) kept there" in capsys.readouterr().err
+    assert main(args + ["--seed", "3"]) == 0
+    assert "made for other inputs; not replayed" in capsys.readouterr().err
     rc = main(["optimize", k, "--workload", d, "--checkpoint", k, "--backend", "cpu"])
     assert rc == 2 and "would overwrite the input kernel" in capsys.readouterr().err
     rc = main(["optimize", k, "--workload", d, "--backend", "cpu",

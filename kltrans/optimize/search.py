@@ -320,6 +320,7 @@ class _Checkpoint:
         self.verdicts: dict = {}
         self.replay: dict = {}
         self.replayed = 0
+        self.other = False  # the file holds another run's verdicts
         if path and os.path.isfile(path):
             try:
                 with open(path, encoding="utf-8") as f:
@@ -328,6 +329,8 @@ class _Checkpoint:
                 doc = {}
             if isinstance(doc, dict) and doc.get("key") == self.key:
                 self.replay = dict(doc.get("verdicts") or {})
+            else:
+                self.other = True
 
     def get(self, key: str):
         """The verdict kept for ``key`` (a dict), or None; a replayed one is kept again."""
@@ -466,6 +469,12 @@ def run(opts: OptimizeOptions) -> dict:
         "backend": backend, "library": library, "exclude_own": opts.exclude_own,
         "sizes": sizes, "bench_size": opts.bench_size, "trials": opts.trials,
         "trial_ms": opts.trial_ms, "arch": opts.arch, "assume": list(opts.assume)})
+    if opts.progress and ck.replay:
+        print(f"kltrans optimize: {opts.checkpoint}: resuming, {len(ck.replay)} gate "
+              f"verdict(s) kept there", file=sys.stderr)
+    elif opts.progress and ck.other:
+        print(f"kltrans optimize: {opts.checkpoint}: made for other inputs; not replayed, "
+              f"and replaced by this run's", file=sys.stderr)
     first = ck.get("start")
     if first is None:
         first = _gate(src, name, wl, kernel, ne, sizes, backend, opts)
