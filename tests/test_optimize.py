@@ -142,7 +142,7 @@ def test_budget_counts_only_gated_candidates():
     assert doc["termination"]["kind"] == "budget"
     for c in doc["candidates"]:
         if "evaluation" not in c:
-            assert c["verdict"] in ("not-applied", "duplicate")
+            assert c["verdict"] in ("not-applied", "duplicate", "same-code")
 
 
 def test_blind_is_forced_and_reproducible_by_seed():
@@ -790,3 +790,50 @@ def test_an_interrupted_experiment_stops_at_once_and_resumes_from_its_checkpoint
     [r] = json.loads((out / "experiment.json").read_text())["runs"]
     assert r["ok"] and r["final"]["replayed"] == kept
     assert not (out / "checkpoints").exists()
+
+
+SAME_CODE_KERNEL = """// kltrans: launch gelu_naive grid=ceil_div(n, 256) block=256
+extern "C" __global__ void gelu_naive(const float* x, float* y, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) {
+        float v = x[i];
+        float c = 0.0f;
+        for (int k = 0; k < 4; ++k) {
+            c += 0.25f;
+        }
+        y[i] = 0.5f * v * (c + erff(v * 0.70710678118654752f));
+    }
+}
+"""
+
+
+def test_a_rewrite_to_the_same_machine_code_is_no_evaluation(tmp_path):
+    """A candidate that compiles to the current kernel's cubin (here a pragma unroll of a
+    4-trip loop NVRTC unrolls anyway, and an __ldg hint on a const __restrict__ pointer)
+    cannot change results or speed: it is `same-code`, costs no evaluation, and is never
+    accepted on timing noise. What it rests on, checked here with NVRTC: the cubin holds
+    no text, so only a change to the machine code changes it."""
+    pytest.importorskip("cuda.bindings.nvrtc")
+    from kltrans.gate.compile import compile_source
+
+    def code(src):
+        r = compile_source(src, "k.cu")
+        assert r.ok, r.log
+        return r.cubin
+
+    loop = "        for (int k = 0; k < 4; ++k) {"
+    assert code(SAME_CODE_KERNEL) == code(SAME_CODE_KERNEL.replace(
+        loop, "        #pragma unroll\n" + loop).replace("float c", "float  c  /* same */"))
+    assert code(SAME_CODE_KERNEL) != code(SAME_CODE_KERNEL.replace("0.25f", "0.5f"))
+
+    k = tmp_path / "k.cu"
+    k.write_text(SAME_CODE_KERNEL)
+    doc = run(OptimizeOptions(str(k), os.path.join(HELD, "gelu"), skills=SKILLS, corpus=CORPUS,
+                              backend="cpu", budget=8, progress=False, size_limit=20000))
+    same = [c for c in doc["candidates"] if c["verdict"] == "same-code"]
+    assert same and all("evaluation" not in c for c in same)
+    assert doc["final"]["same_code"] == len(same)
+    gated = [c for c in doc["candidates"] if "evaluation" in c]
+    assert [c["evaluation"] for c in gated] == list(range(1, doc["final"]["evaluations"] + 1))
+    assert any(c["spec"] == "unroll{factor=full,style=pragma}" for c in same)

@@ -8,6 +8,7 @@ interleaved, paired trials on the GPU.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import time
 from dataclasses import dataclass, field
@@ -96,6 +97,9 @@ def gate(kernel_file: str, workload: str, kernel: str | None = None, backend: st
         r = compile_unit(unit, arch=target, name_expressions=[ne] if ne else [])
         res = r.resource(ne or kname)
         data = {"cached": r.cached, "compile_seconds": r.compile_seconds,
+                # the machine code's hash: sources that differ in text only compile to
+                # the same cubin (the file name and comments are not in it)
+                "code": hashlib.sha256(r.cubin).hexdigest()[:16] if r.cubin else None,
                 "resources": None if res is None else {
                     "registers": res.registers, "spill_stores": res.spill_stores,
                     "spill_loads": res.spill_loads, "smem_static": res.smem_static,

@@ -42,8 +42,9 @@ def gate_task(item: dict) -> dict:
     ``sizes``, ``seeds``, ``timeout_s``, ``bench_size``.
 
     Returns ``ok`` (passed, and the correct stage ran), ``stages`` (stage, status, reason,
-    seconds), ``resources`` (ptxas), ``fail`` ((stage, reason) or None), ``checks``,
-    ``profile`` (when profiled), ``kernel``, ``seconds`` and ``placement``."""
+    seconds), ``resources`` (ptxas), ``code`` (the cubin's hash, when it compiled),
+    ``fail`` ((stage, reason) or None), ``checks``, ``profile`` (when profiled),
+    ``kernel``, ``seconds`` and ``placement``."""
     from kltrans.gate.run import gate
 
     t0 = time.perf_counter()
@@ -61,6 +62,8 @@ def gate_task(item: dict) -> dict:
     for s in rep.stages:
         if s.stage == "compile" and s.data.get("resources"):
             out["resources"] = s.data["resources"]
+        if s.stage == "compile" and s.data.get("code"):
+            out["code"] = s.data["code"]
         if s.stage == "correct" and s.data.get("correct"):
             out["checks"] = s.data["correct"].get("checks")
         if s.stage == "correct" and s.data.get("phases"):

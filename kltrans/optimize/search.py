@@ -117,7 +117,8 @@ class SkillsProposer:
         mine = [t for t in tried if t.get("state") == state and "card" in t]
         lost = frozenset(lost_key(t["card"], t["options"], t["snippet"]) for t in tried
                          if t.get("state") != state and "snippet" in t
-                         and t.get("verdict") == "rejected" and t.get("stage") == "profile")
+                         and (t.get("verdict") == "same-code" or
+                              (t.get("verdict") == "rejected" and t.get("stage") == "profile")))
         for _attempt in range(4):
             try:
                 pick = self.filler.pick(unit.source.decode("utf-8", "replace"), menu, mine,
@@ -260,7 +261,7 @@ def _gate(src: bytes, name: str, wl, kernel: str, ne, sizes, backend, opts,
                                        for d in r["stages"]) for st in stages)
     for d in r["stages"]:
         d["reason"] = d["reason"][:500]
-    return {"ok": ok, "stages": r["stages"],
+    return {"ok": ok, "stages": r["stages"], "code": r.get("code"),
             "fail": None if r["fail"] is None else [r["fail"][0], r["fail"][1][:2000]]}
 
 
@@ -484,6 +485,8 @@ def run(opts: OptimizeOptions) -> dict:
         raise OptimizeError(f"{opts.kernel}: the starting kernel does not pass the gate: "
                             f"{first['fail'][0]}: {first['fail'][1]}")
     cur, cur_hash = src, content_hash(src)
+    cur_code = first.get("code")  # the current kernel's machine code (its cubin's hash)
+    same_code = 0
     seen = {cur_hash}
     tried: list[dict] = []
     evals = 0
@@ -539,18 +542,32 @@ def run(opts: OptimizeOptions) -> dict:
                 idle += 1
                 continue
             seen.add(h)
+            kept = ck.get(f"{cur_hash}>{h}")
+            if kept is None:
+                # the machine code first: a rewrite that compiles to the current kernel's
+                # cubin (a pragma the compiler had applied already, a qualifier it did not
+                # need) cannot change its results or its speed; it is no evaluation
+                cg = _gate(after.source, name, wl, kernel, ne, sizes, backend, opts,
+                           ("compile",))
+                if cg["ok"] and cg.get("code") and cg["code"] == cur_code:
+                    entry.update(verdict="same-code", after=h,
+                                 reason="compiles to the machine code of the current kernel")
+                    same_code += 1
+                    idle += 1
+                    continue
             idle = 0
             evals += 1
             entry["evaluation"] = evals
             entry["after"] = h
-            kept = ck.get(f"{cur_hash}>{h}")
             if kept is not None:
                 entry["replayed"] = True
                 g, kept_m = kept["gate"], kept.get("paired")
             else:
-                # on a GPU the correct stage runs in the timing's worker (one CUDA start-up)
-                g = _gate(after.source, name, wl, kernel, ne, sizes, backend, opts,
-                          ("compile",) if backend == "cuda" else ("compile", "correct"))
+                # on a GPU the correct stage runs in the timing's worker (one CUDA start-up);
+                # the compile is the one just made (the CPU backend's is a cache hit)
+                g = cg if backend == "cuda" else _gate(after.source, name, wl, kernel, ne,
+                                                       sizes, backend, opts,
+                                                       ("compile", "correct"))
                 kept_m = None
                 if not g["ok"] or backend != "cuda":
                     ck.put(f"{cur_hash}>{h}", {"gate": g})
@@ -590,6 +607,7 @@ def run(opts: OptimizeOptions) -> dict:
                                     "card": prop.meta.get("card"), "hash": h,
                                     "speedup_vs_start": entry["speedup_vs_start"]})
             cur, cur_hash, unit = after.source, h, parse(after.source, opts.kernel)
+            cur_code = g.get("code")
             bar.step(evals, f"accepted {p.name}")
     finally:
         bar.close()
@@ -601,6 +619,7 @@ def run(opts: OptimizeOptions) -> dict:
     doc["final"] = {"hash": cur_hash, "source": cur.decode("utf-8"),
                     "evaluations": evals, "accepted": len(doc["accepted"]),
                     "rejected": sum(1 for t in tried if t.get("verdict") == "rejected"),
+                    "same_code": same_code,
                     "speedup_vs_start": round(speedup, 4) if backend == "cuda" else None,
                     "measured": backend == "cuda", "seconds": round(time.perf_counter() - t0, 3)}
     if ck.replayed:  # a resumed run: these verdicts came from its checkpoint, not this call
