@@ -787,8 +787,10 @@ def test_an_interrupted_experiment_stops_at_once_and_resumes_from_its_checkpoint
     assert kept >= 3
     rc = subprocess.run(cmd + ["--resume"], capture_output=True, text=True, cwd=ROOT, timeout=600)
     assert rc.returncode == 0, rc.stderr[-2000:]
-    [r] = json.loads((out / "experiment.json").read_text())["runs"]
+    doc = json.loads((out / "experiment.json").read_text())
+    [r] = doc["runs"]
     assert r["ok"] and r["final"]["replayed"] == kept
+    assert doc["rows"][0]["replayed"] == kept  # the report says the run was resumed
     assert not (out / "checkpoints").exists()
 
 

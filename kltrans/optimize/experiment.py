@@ -287,6 +287,10 @@ def summarize(runs: list[dict], vendors: dict) -> dict:
         rows.append({"target": r["target"], "kind": r["kind"], "strategy": strategy,
                      "seed": r["seed"], "evaluations": r["final"]["evaluations"],
                      "accepted": r["final"]["accepted"], "wasted": r["final"]["rejected"],
+                     # candidates that compiled to the current kernel's machine code (no
+                     # evaluation), and verdicts a resumed run took from its checkpoint
+                     "same_code": r["final"].get("same_code"),
+                     "replayed": r["final"].get("replayed", 0),
                      # of the wasted: candidates the gate failed (compile or correct), the
                      # ones a precondition exists to avoid; the rest were not faster
                      "failed": sum(1 for c in r.get("candidates") or ()
