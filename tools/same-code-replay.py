@@ -10,7 +10,6 @@ A replay is trusted only where it ends at the run's final kernel (its hash); the
 are reported as mismatches and not counted.
 """
 
-import glob
 import hashlib
 import json
 import os
@@ -20,6 +19,7 @@ from collections import Counter
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from kltrans.gate.compile import compile_unit  # noqa: E402
+from kltrans.optimize.experiment import lineage_root  # noqa: E402
 from kltrans.optimize.search import content_hash  # noqa: E402
 from kltrans.passes.facts import Context  # noqa: E402
 from kltrans.passes.manager import run_pass  # noqa: E402
@@ -37,11 +37,10 @@ def main(path: str) -> int:
     doc = json.load(open(path, encoding="utf-8"))
     print(f"# python3 tools/same-code-replay.py {path}")
     for r in doc["runs"]:
-        w = r["target"].split("@")[0]
-        roots = sorted(glob.glob(f"corpus/{w}/lineage/states/*-naive.cu"))
-        if "@root" not in r["target"] or not roots:
+        root = lineage_root(os.path.join("corpus", r["target"].split("@")[0]))
+        if "@root" not in r["target"] or root is None:
             continue
-        cur = parse(open(roots[0], "rb").read(), roots[0])
+        cur = parse(open(root, "rb").read(), root)
         cc = code(cur)
         same = []
         for c in r["candidates"]:

@@ -26,18 +26,26 @@ class ExperimentError(ValueError):
 ROOT_KINDS = {"loo": "root", "own": "root-own"}
 
 
-def lineage_root(path: str) -> str | None:
-    """The naive end of a corpus workload's lineage (``corpus/W/lineage/states/NN-naive.cu``)
-    where its walk ended ``naive``; None otherwise."""
+def _lineage_end(path: str) -> tuple[str | None, dict | None]:
+    """(the naive end, the walk's own bench size) of a corpus workload's lineage, from one
+    read of its ``lineage.json``; see :func:`lineage_root` and :func:`lineage_bench_size`."""
     try:
         with open(os.path.join(path, "lineage", "lineage.json"), encoding="utf-8") as f:
             doc = json.load(f)
     except (OSError, ValueError):
-        return None
+        return None, None
+    size = (doc.get("config") or {}).get("bench_size")
+    size = dict(size) if isinstance(size, dict) and size else None
     if (doc.get("termination") or {}).get("kind") != "naive" or not doc.get("states"):
-        return None
+        return None, size
     end = os.path.join(path, "lineage", doc["states"][-1]["file"])
-    return end if os.path.isfile(end) else None
+    return (end if os.path.isfile(end) else None), size
+
+
+def lineage_root(path: str) -> str | None:
+    """The naive end of a corpus workload's lineage (``corpus/W/lineage/states/NN-naive.cu``)
+    where its walk ended ``naive``; None otherwise."""
+    return _lineage_end(path)[0]
 
 
 def lineage_bench_size(path: str) -> dict | None:
@@ -46,12 +54,7 @@ def lineage_bench_size(path: str) -> dict | None:
     end sum tile prefixes directly, in quadratic time, was timed at 2^18, not 2^28); None
     otherwise. A root target is timed there too: at the workload's size its baseline alone
     would not end in a device call."""
-    try:
-        with open(os.path.join(path, "lineage", "lineage.json"), encoding="utf-8") as f:
-            size = (json.load(f).get("config") or {}).get("bench_size")
-    except (OSError, ValueError):
-        return None
-    return dict(size) if isinstance(size, dict) and size else None
+    return _lineage_end(path)[1]
 
 
 ROOT_NAMES = {"loo": "{}@root", "own": "{}@root+own"}
@@ -90,8 +93,7 @@ def targets(corpus: str, heldout: bool = True, own: bool = True, only=None,
         expert = wl.kernel_path("expert") if "expert" in wl.kernels else None
         out.append({"name": wl.name, "path": path, "kind": kind,
                     "naive": wl.kernel_path("naive"), "expert": expert})
-        root = lineage_root(path) if roots and kind == "corpus" else None
-        size = lineage_bench_size(path) if root else None
+        root, size = _lineage_end(path) if roots and kind == "corpus" else (None, None)
         for r in (roots if root else ()):
             out.append({"name": ROOT_NAMES[r].format(wl.name), "path": path,
                         "kind": ROOT_KINDS[r], "naive": root, "expert": expert,

@@ -20,6 +20,7 @@ correctness decides (the result is then unmeasured, and says so).
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import json
 import os
@@ -339,7 +340,7 @@ class _Checkpoint:
         if v is not None:
             self.verdicts[key] = v
             self.replayed += 1
-        return json.loads(json.dumps(v)) if v is not None else None
+        return copy.deepcopy(v)
 
     @staticmethod
     def _durable(verdict: dict) -> bool:
@@ -354,7 +355,7 @@ class _Checkpoint:
     def put(self, key: str, verdict: dict) -> None:
         if not self._durable(verdict):
             return
-        self.verdicts[key] = json.loads(json.dumps(verdict))
+        self.verdicts[key] = copy.deepcopy(verdict)
         if self.path:
             from kltrans.syntax.files import atomic_write
 
@@ -486,7 +487,6 @@ def run(opts: OptimizeOptions) -> dict:
                             f"{first['fail'][0]}: {first['fail'][1]}")
     cur, cur_hash = src, content_hash(src)
     cur_code = first.get("code")  # the current kernel's machine code (its cubin's hash)
-    same_code = 0
     seen = {cur_hash}
     tried: list[dict] = []
     evals = 0
@@ -552,7 +552,6 @@ def run(opts: OptimizeOptions) -> dict:
                 if cg["ok"] and cg.get("code") and cg["code"] == cur_code:
                     entry.update(verdict="same-code", after=h,
                                  reason="compiles to the machine code of the current kernel")
-                    same_code += 1
                     idle += 1
                     continue
             idle = 0
@@ -619,7 +618,7 @@ def run(opts: OptimizeOptions) -> dict:
     doc["final"] = {"hash": cur_hash, "source": cur.decode("utf-8"),
                     "evaluations": evals, "accepted": len(doc["accepted"]),
                     "rejected": sum(1 for t in tried if t.get("verdict") == "rejected"),
-                    "same_code": same_code,
+                    "same_code": sum(1 for t in tried if t.get("verdict") == "same-code"),
                     "speedup_vs_start": round(speedup, 4) if backend == "cuda" else None,
                     "measured": backend == "cuda", "seconds": round(time.perf_counter() - t0, 3)}
     if ck.replayed:  # a resumed run: these verdicts came from its checkpoint, not this call
