@@ -404,6 +404,12 @@ def test_summary_takes_expert_fraction_and_vendor_ratio_from_the_target_baseline
     assert rows["blind"]["speedup"] == 1.0                          # nothing accepted
     assert rows["blind"]["expert_fraction"] == pytest.approx(0.125)
     assert rows["blind"]["over_vendor"] == pytest.approx(0.25)      # 2 ms / 8 ms (naive)
+    # same-code candidates are summed per strategy, and unknown (not zero) where a run
+    # predates the rule
+    assert summarize(runs, base)["aggregate"]["corpus/skills"]["same_code"] is None
+    counted = [dict(r, final=dict(r["final"], same_code=k)) for r, k in zip(runs, (4, 1))]
+    agg = summarize(counted, base)["aggregate"]
+    assert agg["corpus/skills"]["same_code"] == 4 and agg["corpus/blind"]["same_code"] == 1
     # without a baseline there is no fraction, rather than a made-up one
     assert summarize(runs, {})["rows"][0]["expert_fraction"] is None
     # a held-out target (no expert): the naive kernel's own time stands for a run that

@@ -324,7 +324,10 @@ def summarize(runs: list[dict], vendors: dict) -> dict:
                 "mean_evals_to_90": sum(r["evals_to_90"] for r in sel) / len(sel),
                 "wasted": sum(r["wasted"] for r in sel),
                 "failed": sum(r.get("failed", 0) for r in sel),
-                "evaluations": sum(r["evaluations"] for r in sel)}
+                "evaluations": sum(r["evaluations"] for r in sel),
+                # None where the runs predate the same-code rule
+                "same_code": (sum(r["same_code"] for r in sel)
+                              if all(r.get("same_code") is not None for r in sel) else None)}
     return {"rows": rows, "aggregate": agg}
 
 
@@ -548,21 +551,24 @@ def render(doc: dict) -> str:
     lines = [f"# {doc['command']}", f"# backend {doc['backend']}, budget {doc['budget']}, "
              f"seeds {doc['seeds']}, wall {doc['wall_seconds']} s", ""]
     lines.append(f"{'target':28s} {'strategy':12s} {'evals':>5s} {'acc':>4s} {'wasted':>6s} "
-                 f"{'speedup':>8s} {'/expert':>8s} {'/vendor':>8s} {'to90':>5s}  stop")
+                 f"{'same':>4s} {'speedup':>8s} {'/expert':>8s} {'/vendor':>8s} {'to90':>5s}  stop")
     for r in doc["rows"]:
         if "error" in r:
             lines.append(f"{r['target']:28s} {r['strategy']:12s} error: {r['error']}")
             continue
         lines.append(f"{r['target']:28s} {r['strategy']:12s} {r['evaluations']:5d} "
-                     f"{r['accepted']:4d} {r['wasted']:6d} {_f(r['speedup']):>8s} "
+                     f"{r['accepted']:4d} {r['wasted']:6d} {_f(r.get('same_code'), '{:d}'):>4s} "
+                     f"{_f(r['speedup']):>8s} "
                      f"{_f(r['expert_fraction']):>8s} {_f(r['over_vendor']):>8s} "
                      f"{r['evals_to_90']:5d}  {r['termination']}")
     lines += ["", f"{'set/strategy':22s} {'targets':>7s} {'geo speedup':>11s} {'geo /expert':>11s} "
-              f"{'geo /vendor':>11s} {'evals->90%':>10s} {'wasted':>6s} {'failed':>6s}"]
+              f"{'geo /vendor':>11s} {'evals->90%':>10s} {'evals':>5s} {'wasted':>6s} {'failed':>6s} "
+              f"{'same':>4s}"]
     for k, a in doc["aggregate"].items():
         lines.append(f"{k:22s} {a['targets']:7d} {_f(a['geomean_speedup']):>11s} "
                      f"{_f(a['geomean_expert_fraction']):>11s} {_f(a['geomean_over_vendor']):>11s} "
-                     f"{a['mean_evals_to_90']:10.1f} {a['wasted']:6d} {a.get('failed', 0):6d}")
+                     f"{a['mean_evals_to_90']:10.1f} {a.get('evaluations', 0):5d} {a['wasted']:6d} "
+                     f"{a.get('failed', 0):6d} {_f(a.get('same_code'), '{:d}'):>4s}")
     left = sorted({t for a in doc["aggregate"].values() for t in a.get("left_out") or []})
     if left:
         lines.append(f"(means over the targets every strategy of a set has; left out: "
@@ -579,26 +585,29 @@ def render_markdown(doc: dict, svg: str, notes: str = "") -> str:
         head += [notes.strip(), ""]
     head += [f"![geometric-mean speedup]({svg})", "", "## Geometric means", "",
             "| set / strategy | targets | speedup over naive | fraction of expert | over vendor "
-            "| evaluations to 90% | wasted evaluations | of them failed compile or correct |",
-            "|---|---:|---:|---:|---:|---:|---:|---:|"]
+            "| evaluations to 90% | evaluations | wasted evaluations | of them failed compile "
+            "or correct | same code (no evaluation) |",
+            "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for k, a in doc["aggregate"].items():
         head.append(f"| {k} | {a['targets']} | {_f(a['geomean_speedup'])} | "
                     f"{_f(a['geomean_expert_fraction'])} | {_f(a['geomean_over_vendor'])} | "
-                    f"{a['mean_evals_to_90']:.1f} | {a['wasted']} | {a.get('failed', '-')} |")
+                    f"{a['mean_evals_to_90']:.1f} | {a.get('evaluations', '-')} | {a['wasted']} | "
+                    f"{a.get('failed', '-')} | {_f(a.get('same_code'), '{:d}')} |")
     left = sorted({t for a in doc["aggregate"].values() for t in a.get("left_out") or []})
     if left:
         head += ["", "Every mean is over the targets that all strategies of its set have a run "
                  f"for; left out of the means (a strategy has no run for them): "
                  f"{', '.join(left)}."]
     head += ["", "## Per target", "", "| target | strategy | evaluations | accepted | wasted | "
-             "speedup | fraction of expert | over vendor | pipeline |",
-             "|---|---|---:|---:|---:|---:|---:|---:|---|"]
+             "same code | speedup | fraction of expert | over vendor | pipeline |",
+             "|---|---|---:|---:|---:|---:|---:|---:|---:|---|"]
     for r in doc["rows"]:
         if "error" in r:
-            head.append(f"| {r['target']} | {r['strategy']} | error: {r['error']} |||||||")
+            head.append(f"| {r['target']} | {r['strategy']} | error: {r['error']} ||||||||")
             continue
         head.append(f"| {r['target']} | {r['strategy']} | {r['evaluations']} | {r['accepted']} | "
-                    f"{r['wasted']} | {_f(r['speedup'])} | {_f(r['expert_fraction'])} | "
+                    f"{r['wasted']} | {_f(r.get('same_code'), '{:d}')} | {_f(r['speedup'])} | "
+                    f"{_f(r['expert_fraction'])} | "
                     f"{_f(r['over_vendor'])} | `{', '.join(p.split('{')[0] for p in r['pipeline'])}` |")
     return "\n".join(head) + "\n"
 
