@@ -336,7 +336,25 @@ class Found:
 
 
 def _simplify_find(site) -> "Found | str":
-    unit, node = site.unit, site.node
+    return _dispatch(site.unit, site.node)
+
+
+def twin_of(unit, fn_name: str) -> str | None:
+    """The register twin dispatched in place of the scalar row function ``fn_name`` (a
+    dispatch ``reload-bf16-row`` can drop), or None. The twin is matched token for token
+    against the form written from ``fn_name``'s body, so a pass that changes that body
+    first strands the twin (``direct-group-sum`` asks this)."""
+    for n in unit.walk(unit.root):
+        if n.type == "if_statement":
+            f = _dispatch(unit, n, shape_only=True)
+            if not isinstance(f, str) and f[0] == fn_name and _function(unit, f[1]) is not None:
+                return f[1]
+    return None
+
+
+def _dispatch(unit, node, shape_only: bool = False) -> "Found | tuple | str":
+    """The dispatch ``node`` is (``shape_only``: just its (scalar function, twin) names,
+    whatever the twin's body is now), or why it is not one."""
     if node.type != "if_statement":
         return "not an if statement"
     cond = norm(unit.text(node.child_by_field_name("condition")))
@@ -374,6 +392,8 @@ def _simplify_find(site) -> "Found | str":
             return ("the guard does not follow `if (!FLAG) { ROW<T>(args); return; }` with the "
                     "same template argument and arguments")
         form, flag, twin, fn, targ, args = "guard", mf.group(1), a[0], b[0], a[1], a[2]
+    if shape_only:
+        return fn, twin
     sf, tf = _function(unit, fn), _function(unit, twin)
     if sf is None or tf is None:
         return f"{fn} or {twin} is not a device function of the file"
@@ -601,6 +621,25 @@ def _registers(site, ctx, f: Found) -> Verdict:
     return Verdict.yes(f"VEC = {vec}: {4 * vec} packed 32-bit words per thread in registers")
 
 
+def _helper_goes(site, ctx, f: Found) -> Verdict:
+    """Simplify only: the twin's last dispatch deletes the twin, and the unpack helper with
+    it when nothing else calls it. A helper still called elsewhere (a vectorized bf16 loop
+    not scalarized yet) would be left behind once those calls go too, with no pass to
+    delete it: that order ends short of naive, so the walk scalarizes them first."""
+    if not f.last or f.unpack_last:
+        return Verdict.yes("the twin stays" if not f.last else
+                           f"{f.unpack} goes with {f.twin}")
+    unit = site.unit
+    tf = _outer(_function(unit, f.twin))
+    others = [c for c in calls_of_template(unit, f.unpack)
+              if not tf.start_byte <= c.start_byte < tf.end_byte]
+    if not others:
+        return Verdict.yes(f"{f.unpack} is not the helper this module writes: it stays")
+    return Verdict.no(f"{f.unpack} is still called outside {f.twin} (line "
+                      f"{others[0].start_point[0] + 1}): scalarize those bf16 loops first, so "
+                      f"that it goes with {f.twin}")
+
+
 def _preconditions(kind: str):
     return (
         Precondition("row-form", "pipeline",
@@ -730,7 +769,9 @@ class ReloadBf16Row(Pass):
 
     Preconditions: the same six as ``cache-bf16-row`` (row-form: pipeline, bf16-row:
     dtype, vector-flag and rows-fit: layout, no-overlap: storage, register-budget:
-    hardware), read on the dispatch found.
+    hardware), read on the dispatch found; and helper-goes (pipeline): at the twin's last
+    call, nothing outside the twin still calls the unpack helper, which would otherwise
+    be left behind with no pass to delete it (the walk scalarizes those loops first).
 
     Options: none (``inverse_for`` gives ``cache-bf16-row`` with the form and names read
     here, and ``define`` saying which definitions to write back).
@@ -742,7 +783,11 @@ class ReloadBf16Row(Pass):
     # an if whose (first) branch starts with a call of a function template
     anchor = Rule(kind="if_statement", inside_kernel=True,
                   regex=r"^if\s*\([^{;]*\)\s*\{\s*(//[^\n]*\s*)*\w+\s*<\s*\w+\s*>\s*\(")
-    preconditions = _preconditions("simplify")
+    preconditions = _preconditions("simplify") + (
+        Precondition("helper-goes", "pipeline",
+                     "at the twin's last call, nothing outside the twin calls the unpack "
+                     "helper (it goes with the twin)", _check(_helper_goes)),
+    )
 
     def rewrite(self, site, ctx):
         f = _simplify_find(site)
@@ -772,4 +817,4 @@ class ReloadBf16Row(Pass):
                             define=define)
 
 
-__all__ = ["CacheBf16Row", "ReloadBf16Row", "scalar_names", "twin_text"]
+__all__ = ["CacheBf16Row", "ReloadBf16Row", "scalar_names", "twin_of", "twin_text"]

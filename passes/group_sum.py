@@ -651,6 +651,20 @@ def _whole_warps(site, ctx, f: Found) -> Verdict:
     return Verdict.yes(f"blocks of {', '.join(str(b[0]) for b in blocks)} threads: whole warps")
 
 
+def _no_twin(site, ctx) -> Verdict:
+    """Simplify only. A register twin (``cache-bf16-row``) is matched against the body of
+    the scalar row function it was written from; changing that body first leaves a twin
+    that ``reload-bf16-row`` no longer recognizes, and the walk ends short of naive."""
+    from passes.cache_bf16_row import twin_of
+
+    fn = site.function
+    twin = twin_of(site.unit, fn.name) if fn is not None else None
+    if twin:
+        return Verdict.no(f"{twin} is the register twin of {fn.name}, written from its body: "
+                          f"reload-bf16-row drops it first")
+    return Verdict.yes("no register twin is written from " + (fn.name if fn else "it"))
+
+
 def _preconditions():
     return (
         Precondition("sum-form", "pipeline",
@@ -807,7 +821,9 @@ class DirectGroupSum(Pass):
 
     Preconditions: the six of ``group-sum`` (sum-form, uniform-barrier: pipeline;
     strided-partial: layout; reassoc: dtype; row-stable: storage; whole-warps: hardware),
-    read on the sum found.
+    read on the sum found; and no-twin (pipeline): no register twin
+    (``cache-bf16-row``) is dispatched in place of the function, since the twin is
+    matched against that function's body and ``reload-bf16-row`` drops it first.
 
     Options: none (``inverse_for`` gives ``group-sum`` with the form, the names and what
     to define read here).
@@ -820,7 +836,11 @@ class DirectGroupSum(Pass):
     anchor = Rule(kind="expression_statement",
                   regex=r"^\w+\s*=\s*(\w+\s*\?\s*\w+\s*\(\s*\w+\s*\)\s*:\s*)?\w+\s*\("
                         r"\s*\w+\s*(,[^;]*)?\)\s*;$")
-    preconditions = _preconditions()
+    preconditions = _preconditions() + (
+        Precondition("no-twin", "pipeline",
+                     "no register twin is written from the function's body "
+                     "(reload-bf16-row first)", _no_twin),
+    )
 
     def rewrite(self, site, ctx):
         f = _simplify_find(site)

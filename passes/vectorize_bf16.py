@@ -476,6 +476,10 @@ def check_whole_range(site, ctx) -> Verdict:
         (start in _GLOBAL_IDS and step in _GRID) or \
         (start.endswith("%" + step) and "threadIdx.x" in start) or \
         (step == "32" and start.endswith("&31") and "threadIdx.x" in start)
+    one = _resolve(unit, fn, bl.step, bl.loop.start_byte).strip("()")
+    if not ok and start == "0" and one == "1":  # one thread per row (`G = 1; gt = 0;`)
+        return Verdict.yes(f"every thread runs the whole range: `{bl.start}` is 0 and the "
+                           f"stride `{bl.step}` is 1")
     if not ok:
         return Verdict.unknown(f"cannot show that the threads' starts `{bl.start}` cover each "
                                f"residue of the stride `{bl.step}` once (chunks and elements "
@@ -752,7 +756,8 @@ class VectorizeBf16(Pass):
         }
 
     Preconditions: bf16-loop (layout: the loop shape above), whole-range (layout: the
-    threads' starts cover every residue of STEP once), element-type (dtype: every array is
+    threads' starts cover every residue of STEP once, or every thread runs the whole
+    range: start 0 and stride 1, as after ``ungroup-rows``), element-type (dtype: every array is
     ``__nv_bfloat16``), unpack-helper (dtype: the helper takes ``(uint4 raw, float* f)``,
     splits raw into its four words and converts each pair with a known bit-exact spelling:
     shift/mask, ``__byte_perm``, or ``__bfloat1622float2``), vector-flag (hardware: the
