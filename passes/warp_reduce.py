@@ -1097,6 +1097,39 @@ def _s_fresh(site, ctx) -> Verdict:
     return Verdict.yes(f"{a} and {b} are fresh")
 
 
+def _s_whole_first(site, ctx) -> Verdict:
+    """The shuffles of a block reduction that ``atomic-per-thread`` removes whole, or of
+    the group merge helper ``merge-row-stats`` writes (``direct-row-stats`` removes it),
+    stay shuffles until then: those passes match the shuffle form token for token, so
+    turning the shuffles into shared-memory exchanges first would leave a reduction no
+    pass removes, and the walk would end short of naive."""
+    from kltrans.passes.registry import get_pass
+    from passes.merge_row_stats import _group_names
+
+    unit, node, fn = site.unit, site.node, site.function
+    if fn is not None and _group_names(unit, fn.name) is not None:
+        return Verdict.no(f"{fn.name} is the group merge merge-row-stats writes: "
+                          f"direct-row-stats removes it whole, shuffles and all")
+    whole = get_pass("atomic-per-thread")()
+    try:
+        sites = whole.sites(unit, ctx)
+    except Exception:  # a broken pass must not decide this one
+        sites = []
+    for s in sites:
+        if any(not v.holds for _, v in whole.check(s, ctx)):
+            continue
+        try:
+            edits = whole.rewrite(s, ctx)
+        except Exception:
+            continue
+        if any(e.start <= node.start_byte and node.end_byte <= e.end and e.start < e.end
+               for e in edits):
+            line = unit.line_col(s.node.start_byte)[0]
+            return Verdict.no(f"atomic-per-thread at line {line} removes this block "
+                              f"reduction whole: it goes first")
+    return Verdict.yes("no pending simplification removes this reduction whole")
+
+
 @dataclass(frozen=True)
 class SmemReduce(Pass):
     """Reduce through shared memory only: undo a warp-shuffle tail, or replace register shuffles.
@@ -1147,7 +1180,10 @@ class SmemReduce(Pass):
     replacement's ``__syncwarp()`` waits for the whole warp), shuffled-type (dtype: the
     shuffled variables share one shuffle type, the type of the slots), all-lanes (pipeline:
     no shuffle under a lane-divergent condition, by kltrans.analysis.warps), result-only
-    (storage: after the restored tree only ``A[0]`` is read), fresh-names (pipeline).
+    (storage: after the restored tree only ``A[0]`` is read), fresh-names (pipeline),
+    whole-first (pipeline: no ``atomic-per-thread`` that removes the whole block reduction
+    is pending, and the loop is not in the group merge helper ``merge-row-stats`` writes,
+    which ``direct-row-stats`` removes: both match the shuffle form).
 
     Options: ``slots`` / ``slot`` (names of the scratch array and the slot index; auto:
     warp_slots, slot).
@@ -1172,6 +1208,10 @@ class SmemReduce(Pass):
                      "after the restored tree only A[0] is read", _s_result),
         Precondition("fresh-names", "pipeline",
                      "the scratch array and slot names are not used in the function", _s_fresh),
+        Precondition("whole-first", "pipeline",
+                     "no simplification that removes the whole reduction is pending: "
+                     "atomic-per-thread over it, or direct-row-stats of the group merge it "
+                     "is in", _s_whole_first),
     )
 
     slots: str = option("auto", Identifier(), "name of the __shared__ scratch (auto: warp_slots)")
