@@ -308,6 +308,20 @@ def _unrolls(site, ctx) -> Verdict:
     return Verdict.yes(f"'{p.text}' before the loop")
 
 
+def _not_generated(site, ctx) -> Verdict:
+    """Simplify only: a byte split's helpers (vectorize-bytes) are removed whole by
+    scalarize-bytes, which first checks they are exactly what vectorize-bytes writes; a
+    run re-rolled inside them first would leave a split no pass removes."""
+    from passes.vectorize_bytes import byte_helpers
+
+    fn = site.function
+    what = byte_helpers(site.unit).get(fn.name) if fn is not None else None
+    if what:
+        return Verdict.no(f"{fn.name} is the {what} helper of a byte split vectorize-bytes "
+                          f"writes: scalarize-bytes removes it whole")
+    return Verdict.yes("not in a helper another pass removes whole")
+
+
 def _keeps_semantics(site, ctx) -> Verdict:
     if site.match.bindings.get("KIND") != "manual":
         return Verdict.yes("removing a pragma never changes the semantics")
@@ -343,7 +357,8 @@ class Reroll(Pass):
 
     Preconditions: unrolls (the pragma asks for unrolling: ``#pragma unroll 1`` and
     ``nounroll`` are refused), keeps-semantics (the loop variable name is fresh in the
-    function).
+    function), not-generated (not inside the helpers of a byte split, which
+    ``scalarize-bytes`` removes whole).
 
     Options: ``style`` (``any``, ``pragma`` or ``manual``: which sites to re-roll),
     ``var`` (the loop variable of re-rolled runs; ``auto`` picks the first of i, j, k,
@@ -362,6 +377,9 @@ class Reroll(Pass):
         Precondition("keeps-semantics", "pipeline",
                      "the re-rolled loop variable does not clash with a name in use",
                      _keeps_semantics),
+        Precondition("not-generated", "pipeline",
+                     "not inside a byte split's helpers (scalarize-bytes removes them whole)",
+                     _not_generated),
     )
 
     style: str = option("any", Choice("any", "pragma", "manual"), "which unrolled forms to re-roll")

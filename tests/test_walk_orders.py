@@ -58,3 +58,19 @@ def test_every_order_from_layernorms_stuck_rewalk_ends_naive():
                   context_for(LN))
     assert got.complete and not got.stuck, [(e.hash, e.path) for e in got.stuck]
     assert len(got.naive) == 1
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("workload", ["histogram"])
+def test_every_order_from_the_expert_ends_naive(workload):
+    """Re-rolling the middle byte atomics of histogram's word helper before
+    scalarize-bytes removed the byte split left a split no pass removes: every one of 6
+    random orders ended stuck. With reroll's not-generated precondition, all 174 states
+    from the expert lead to the committed naive end."""
+    import json
+
+    d = os.path.join(ROOT, "corpus", workload)
+    got = explore(_read("corpus", workload, "expert.cu"), context_for(d))
+    doc = json.load(open(os.path.join(d, "lineage", "lineage.json")))
+    assert got.complete and not got.stuck, [(e.hash, e.path) for e in got.stuck]
+    assert [e.hash for e in got.naive] == [doc["states"][-1]["hash"]]
