@@ -51,6 +51,9 @@ def register(sub) -> None:
     so.add_argument("--trial-ms", type=float, default=100.0, metavar="MS",
                     help="GPU time per side of a paired trial; slow kernels get fewer "
                          "repetitions (at least 3) (default: 100)")
+    so.add_argument("--min-gain", type=float, default=1.0, metavar="X",
+                    help="GPU: keep a candidate faster in every trial only if its median "
+                         "paired speedup is at least X (default 1: any gain)")
     so.add_argument("-o", "--output", default=None, metavar="OUT", help="write the optimized kernel")
     so.add_argument("--log", default=None, metavar="FILE", help="write the trajectory (JSON)")
     so.add_argument("--checkpoint", default=None, metavar="FILE",
@@ -92,6 +95,9 @@ def register(sub) -> None:
     se.add_argument("--trials", type=int, default=5)
     se.add_argument("--trial-ms", type=float, default=100.0, metavar="MS",
                     help="GPU time per side of a paired trial (default: 100)")
+    se.add_argument("--min-gain", type=float, default=1.0, metavar="X",
+                    help="every strategy: keep a candidate only if its median paired speedup "
+                         "is at least X (default 1; its runs are reported as STRATEGY@X)")
     se.add_argument("--out", default=None, metavar="DIR", help="raw JSON (default bench/results)")
     se.add_argument("--results", default=None, metavar="FILE",
                     help="write the Markdown report here (e.g. docs/RESULTS.md)")
@@ -135,7 +141,7 @@ def cmd_optimize(args) -> int:
         seed=args.seed, arch=args.arch, assume=tuple(args.assume), size_limit=args.size_limit,
         trials=args.trials, trial_ms=args.trial_ms, llm_base_url=args.llm_base_url, llm_model=args.llm_model,
         llm_timeout=args.llm_timeout, llm_retries=args.llm_retries, fallback=args.fallback,
-        checkpoint=args.checkpoint, progress=not args.quiet)
+        checkpoint=args.checkpoint, min_gain=args.min_gain, progress=not args.quiet)
     try:
         doc = run(opts)
     except OptimizeError as e:

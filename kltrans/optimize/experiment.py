@@ -116,7 +116,7 @@ def optimize_task(item: dict) -> dict:
                            trials=item.get("trials", 5), trial_ms=item.get("trial_ms", 100.0),
                            catalogue=item.get("catalogue", True),
                            unproven=item.get("unproven", True),
-                           bench_size=t.get("bench_size"),
+                           bench_size=t.get("bench_size"), min_gain=item.get("min_gain", 1.0),
                            checkpoint=item.get("checkpoint"), progress=False)
     t0 = time.perf_counter()
     try:
@@ -125,6 +125,7 @@ def optimize_task(item: dict) -> dict:
         return {"ok": False, "target": t["name"], "strategy": item["strategy"],
                 "seed": item["seed"], "reason": str(e)}
     out = {"ok": True, "target": t["name"], "kind": t["kind"], "strategy": item["strategy"],
+           **({"min_gain": item["min_gain"]} if item.get("min_gain", 1.0) != 1.0 else {}),
            "seed": item["seed"], "seconds": round(time.perf_counter() - t0, 2),
            "termination": doc["termination"], "final": doc["final"],
            "accepted": doc["accepted"], "library": doc["library"],
@@ -241,13 +242,15 @@ def experiment_task(item: dict) -> dict:
 def label(run: dict) -> str:
     """The strategy a run is reported under: a skills run that offered the cards only (no
     catalogue tail, as every skills run did before the tail existed) is ``skills-cards``;
-    one with the tail but no unproven offers (as before those existed) ``skills-proven``."""
+    one with the tail but no unproven offers (as before those existed) ``skills-proven``; a
+    run with a minimum gain gets it as a suffix (``skills@1.01``)."""
     lib = run.get("library") or {}
+    gain = f"@{run['min_gain']:g}" if run.get("min_gain", 1.0) != 1.0 else ""
     if run.get("strategy") == "skills" and not lib.get("catalogue"):
-        return "skills-cards"
+        return "skills-cards" + gain
     if run.get("strategy") == "skills" and not lib.get("unproven"):
-        return "skills-proven"
-    return run.get("strategy")
+        return "skills-proven" + gain
+    return run.get("strategy") + gain
 
 
 def _geo(xs):
@@ -334,7 +337,7 @@ def summarize(runs: list[dict], vendors: dict) -> dict:
 def _key(it: dict) -> tuple:
     """An item's key, as :func:`label` reports its run (a resumed experiment never takes a
     cards-only skills run for one with the catalogue tail)."""
-    strat = label({"strategy": it["strategy"],
+    strat = label({"strategy": it["strategy"], "min_gain": it.get("min_gain", 1.0),
                    "library": {"catalogue": it.get("catalogue", True),
                                "unproven": it.get("unproven", True)}})
     return (it["target"]["name"] if isinstance(it["target"], dict) else it["target"],
@@ -350,6 +353,8 @@ def run_experiment(args) -> dict:
         raise ExperimentError(f"{args.notes}: no such file (--notes)")  # before any run
     if getattr(args, "merge", None):
         return _write(args, out, *_merged(args.merge))
+    if not getattr(args, "min_gain", 1.0) >= 1.0:
+        raise ExperimentError("--min-gain must be 1 or more (a speedup: 1.01 asks for 1%)")
     if not os.path.isdir(args.corpus):
         raise ExperimentError(f"{args.corpus}: not a directory")
     if not os.path.isdir(args.skills):
@@ -363,7 +368,8 @@ def run_experiment(args) -> dict:
               "skills": args.skills, "corpus": args.corpus, "backend": backend,
               "size_limit": args.size_limit, "trials": args.trials,
               "trial_ms": args.trial_ms, "catalogue": getattr(args, "catalogue", True),
-              "unproven": getattr(args, "unproven", True)}
+              "unproven": getattr(args, "unproven", True),
+              "min_gain": getattr(args, "min_gain", 1.0)}
              for t in tg for s in args.strategies for seed in args.seeds]
     # every finished run is kept in experiment.partial.json at once (atomically), so an
     # interrupted experiment resumes with --resume and recomputes nothing it reported

@@ -55,6 +55,9 @@ class OptimizeOptions:
     size_limit: int | None = None
     trials: int = 5
     trial_ms: float = 100.0  # GPU time per side of a paired trial (slow kernels: fewer reps)
+    # GPU: a candidate faster in every trial is kept only if its median paired speedup is
+    # at least this (1.0: the rule, any gain; 1.01: gains within 1% are noise)
+    min_gain: float = 1.0
     llm_base_url: str | None = None
     llm_model: str | None = None
     llm_timeout: float = 60.0
@@ -397,6 +400,8 @@ def run(opts: OptimizeOptions) -> dict:
         raise OptimizeError(f"unknown filler {opts.filler!r} (builtin or llm)")
     if opts.budget < 0:
         raise OptimizeError("--budget must be 0 or more")
+    if not opts.min_gain >= 1.0:
+        raise OptimizeError("--min-gain must be 1 or more (a speedup: 1.01 asks for 1%)")
     try:
         wl = load_workload(opts.workload)
     except (SpecError, OSError) as e:
@@ -461,7 +466,7 @@ def run(opts: OptimizeOptions) -> dict:
                       "budget": opts.budget, "time_budget": opts.time_budget,
                       "backend": backend, "arch": opts.arch or "sm_90", "facts": facts,
                       "sizes": sizes, "seeds": list(wl.seeds), "seed": opts.seed,
-                      "exclude_own": opts.exclude_own},
+                      "exclude_own": opts.exclude_own, "min_gain": opts.min_gain},
            "library": library, "start": {"hash": content_hash(src)}, "candidates": [],
            "accepted": [], "events": [], "termination": None}
     t0 = time.perf_counter()
@@ -470,7 +475,8 @@ def run(opts: OptimizeOptions) -> dict:
         "filler": doc["config"]["filler"], "seed": opts.seed, "budget": opts.budget,
         "backend": backend, "library": library, "exclude_own": opts.exclude_own,
         "sizes": sizes, "bench_size": opts.bench_size, "trials": opts.trials,
-        "trial_ms": opts.trial_ms, "arch": opts.arch, "assume": list(opts.assume)})
+        "trial_ms": opts.trial_ms, "arch": opts.arch, "assume": list(opts.assume),
+        **({"min_gain": opts.min_gain} if opts.min_gain != 1.0 else {})})
     if opts.progress and ck.replay:
         print(f"kltrans optimize: {opts.checkpoint}: resuming, {len(ck.replay)} gate "
               f"verdict(s) kept there", file=sys.stderr)
@@ -598,6 +604,12 @@ def run(opts: OptimizeOptions) -> dict:
                                  reason=m.get("reason") or
                                  f"not faster in every trial (speedups {m['speedup_trials']})")
                     bar.step(evals, "not faster")
+                    continue
+                if m["speedup_median"] < opts.min_gain:
+                    entry.update(verdict="rejected", stage="profile",
+                                 reason=f"faster in every trial, by less than --min-gain "
+                                        f"{opts.min_gain:g} (median {m['speedup_median']})")
+                    bar.step(evals, "below the minimum gain")
                     continue
                 speedup *= m["speedup_median"]
             entry["verdict"] = "accepted"
