@@ -145,7 +145,38 @@ class Unit:
 
     # ------------------------------------------------------------------- tree queries
     def walk(self, node: "Node | None" = None) -> Iterator["Node"]:
-        """Every node under ``node`` (default: the root), in pre-order."""
+        """Every node under ``node`` (default: the root), in pre-order.
+
+        The whole tree is walked once per unit and kept as a pre-order list with each
+        node's subtree size; a walk under a node of this tree is then a slice of it
+        (passes and analyses walk the same unit thousands of times)."""
+        pre = self._cache.get("preorder")
+        if pre is None:
+            pre = self._cache["preorder"] = self._preorder()
+        nodes, index, size = pre
+        at = index.get((node or self.root).id)
+        if at is not None:
+            got = nodes[at]
+            n = node or self.root
+            if (got.start_byte, got.end_byte, got.type) == (n.start_byte, n.end_byte, n.type):
+                return iter(nodes[at:at + size[at]])
+        return self._walk_cursor(node)
+
+    def _preorder(self) -> tuple:
+        nodes, size, stack = [], [], []
+        for n in self._walk_cursor(None):
+            while stack and stack[-1][1] <= 0:
+                stack.pop()
+            if stack:
+                stack[-1][1] -= 1
+            nodes.append(n)
+            size.append(1)
+            for entry in stack:
+                size[entry[0]] += 1
+            stack.append([len(nodes) - 1, n.child_count])
+        return nodes, {n.id: i for i, n in enumerate(nodes)}, size
+
+    def _walk_cursor(self, node: "Node | None") -> Iterator["Node"]:
         cursor = (node or self.root).walk()
         visited_children = False
         depth = 0
