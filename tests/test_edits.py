@@ -146,3 +146,22 @@ def test_no_rewrite_inside_a_declaration_that_does_not_parse():
     y = [n for n in bad.walk() if n.type == "identifier" and bad.text(n) == "y"]
     new = apply_edits(bad, [Edit.replace(n, "w") for n in y])
     assert b"fine(float* w) { w[0] = 1; }" in new.source
+
+
+def test_walk_from_the_pre_order_list_is_the_cursor_walk():
+    """Unit.walk serves a subtree from the unit's one pre-order list: for every node of a
+    corpus kernel it yields the very nodes, in the order, of a fresh cursor walk."""
+    import os
+
+    from kltrans.syntax import parse
+
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    path = os.path.join(root, "corpus", "layernorm", "expert.cu")
+    u = parse(open(path, "rb").read(), path)
+    every = list(u._walk_cursor(None))
+    assert [n.id for n in u.walk()] == [n.id for n in every] and len(every) > 1000
+    for n in every:
+        assert [m.id for m in u.walk(n)] == [m.id for m in u._walk_cursor(n)]
+    # a node of another tree is walked where it is
+    other = parse(b"__global__ void k(int* p) { p[0] = 1; }", "o.cu")
+    assert [m.type for m in u.walk(other.root)] == [m.type for m in other.walk()]

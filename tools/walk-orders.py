@@ -22,6 +22,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 def main(argv=None) -> int:
     from kltrans.lineage.orders import context_for, explore, random_paths
+    from kltrans.syntax.files import atomic_write
 
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("workload")
@@ -52,8 +53,6 @@ def main(argv=None) -> int:
         for s in e.path:
             print(f"    {s}")
         if args.out:
-            from kltrans.syntax.files import atomic_write
-
             os.makedirs(args.out, exist_ok=True)
             atomic_write(os.path.join(args.out, e.hash + ".cu"), e.source)
     return 1 if got.stuck else 0

@@ -153,28 +153,29 @@ class Unit:
         pre = self._cache.get("preorder")
         if pre is None:
             pre = self._cache["preorder"] = self._preorder()
-        nodes, index, size = pre
-        at = index.get((node or self.root).id)
-        if at is not None:
-            got = nodes[at]
-            n = node or self.root
-            if (got.start_byte, got.end_byte, got.type) == (n.start_byte, n.end_byte, n.type):
-                return iter(nodes[at:at + size[at]])
+        nodes, index, end = pre
+        n = node or self.root
+        at = index.get(n.id)
+        if at is not None and (nodes[at].start_byte, nodes[at].end_byte, nodes[at].type) == \
+                (n.start_byte, n.end_byte, n.type):
+            return iter(nodes[at:end[at]])
         return self._walk_cursor(node)
 
     def _preorder(self) -> tuple:
-        nodes, size, stack = [], [], []
+        """Every node in pre-order, the index of each by id, and where each subtree ends
+        (the index after its last descendant)."""
+        nodes, end, open_ = [], [], []  # open_: [index, children not visited yet]
         for n in self._walk_cursor(None):
-            while stack and stack[-1][1] <= 0:
-                stack.pop()
-            if stack:
-                stack[-1][1] -= 1
+            while open_ and open_[-1][1] == 0:
+                end[open_.pop()[0]] = len(nodes)
+            if open_:
+                open_[-1][1] -= 1
+            open_.append([len(nodes), n.child_count])
             nodes.append(n)
-            size.append(1)
-            for entry in stack:
-                size[entry[0]] += 1
-            stack.append([len(nodes) - 1, n.child_count])
-        return nodes, {n.id: i for i, n in enumerate(nodes)}, size
+            end.append(0)
+        for i, _ in open_:
+            end[i] = len(nodes)
+        return nodes, {n.id: i for i, n in enumerate(nodes)}, end
 
     def _walk_cursor(self, node: "Node | None") -> Iterator["Node"]:
         cursor = (node or self.root).walk()
