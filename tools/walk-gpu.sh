@@ -15,6 +15,7 @@
 #       REDO="layernorm:3 scan:9" walks committed lineages again from those steps (kltrans
 #       lineage --redo-from): corpus/W/lineage is copied to bench/walk-gpu/W where that is
 #       not there yet, then walked from step N by this version's rules (later calls resume)
+#   (a walk already under bench/walk-gpu/W is cut back here first: bash tools/walk-gpu.sh redo W N)
 # then here, after each call:
 #   bash tools/walk-gpu.sh keep DIR     # DIR = the call's files_at: bench/walk-gpu/ as it was left
 # the composite round trips of installed lineages (steps whose inverse alone is slower):
@@ -96,6 +97,13 @@ case "${1:-}" in
       cat "$f" >> bench/results/composite_gpu.txt
     done
     rm -rf "$t" ;;
+  redo)
+    # here, no GPU needed: a walk already under bench/walk-gpu/W is cut back to before step N
+    # (REDO only copies a lineage not there yet), so that the next run walks it again from there
+    w="${2:?workload}"; n="${3:?step}"
+    [ -f "$DIR/$w/lineage.json" ] || { echo "$DIR/$w: no walk there" >&2; exit 2; }
+    .venv/bin/python -c "import sys; from kltrans.lineage import store; from kltrans.lineage.walk import _redo_from
+d = store.load(sys.argv[1]); _redo_from(d, sys.argv[1], int(sys.argv[2])); print(sys.argv[1] + ':', len(d['transitions']), 'step(s) kept')" "$DIR/$w" "$n" ;;
   keep)
     d="${2:?files_at of the call}"
     [ -f "$d/walk_test.txt" ] && cp "$d/walk_test.txt" bench/results/walk_test_gpu.txt
@@ -111,5 +119,5 @@ case "${1:-}" in
       echo "$w: installed"
     done ;;
   *)
-    echo "usage: tools/walk-gpu.sh run | keep DIR | install | composite | keep-composite DIR" >&2; exit 2 ;;
+    echo "usage: tools/walk-gpu.sh run | redo W N | keep DIR | install | composite | keep-composite DIR" >&2; exit 2 ;;
 esac
