@@ -154,7 +154,7 @@ __device__ __forceinline__ void ln_row_regs(const __nv_bfloat16* __restrict__ xr
             float w[8];
             float b[8];
             ln_unpack<2>(raw[k], f);
-            ln_unpack<2>(*(reinterpret_cast<const uint4*>(weight + base)), w);
+            ln_unpack<2>(__ldg(reinterpret_cast<const uint4*>(weight + base)), w);
             ln_unpack<2>(__ldg(reinterpret_cast<const uint4*>(bias + base)), b);
             uint4 packed;
             __nv_bfloat162* h = reinterpret_cast<__nv_bfloat162*>(&packed);
@@ -204,7 +204,7 @@ __device__ __forceinline__ void ln_row_scalar(const __nv_bfloat16* __restrict__ 
         rstd[row] = rs;
     }
     for (int c = gt; c < n; c += G) {
-        const float a = fmaf((__bfloat162float(xr[c]) - mu) * rs, __bfloat162float(__ldg(weight + c)),
+        const float a = fmaf((__bfloat162float(xr[c]) - mu) * rs, __bfloat162float(weight[c]),
                              __bfloat162float(__ldg(bias + c)));
         yr[c] = __float2bfloat16(a);
     }

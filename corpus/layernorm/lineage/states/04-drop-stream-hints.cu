@@ -154,7 +154,7 @@ __device__ __forceinline__ void ln_row_regs(const __nv_bfloat16* __restrict__ xr
             float w[8];
             float b[8];
             ln_unpack<2>(raw[k], f);
-            ln_unpack<2>(*(reinterpret_cast<const uint4*>(weight + base)), w);
+            ln_unpack<2>(__ldg(reinterpret_cast<const uint4*>(weight + base)), w);
             ln_unpack<2>(__ldg(reinterpret_cast<const uint4*>(bias + base)), b);
             uint4 packed;
             __nv_bfloat162* h = reinterpret_cast<__nv_bfloat162*>(&packed);
@@ -164,7 +164,7 @@ __device__ __forceinline__ void ln_row_regs(const __nv_bfloat16* __restrict__ xr
                 const float a1 = fmaf((f[2 * j + 1] - mu) * rs, w[2 * j + 1], b[2 * j + 1]);
                 h[j] = __floats2bfloat162_rn(a0, a1);
             }
-            __stcs(reinterpret_cast<uint4*>(yr + base), packed);
+            *(reinterpret_cast<uint4*>(yr + base)) = packed;
         }
     }
 }
@@ -204,7 +204,7 @@ __device__ __forceinline__ void ln_row_scalar(const __nv_bfloat16* __restrict__ 
         rstd[row] = rs;
     }
     for (int c = gt; c < n; c += G) {
-        const float a = fmaf((__bfloat162float(xr[c]) - mu) * rs, __bfloat162float(__ldg(weight + c)),
+        const float a = fmaf((__bfloat162float(xr[c]) - mu) * rs, __bfloat162float(weight[c]),
                              __bfloat162float(__ldg(bias + c)));
         yr[c] = __float2bfloat16(a);
     }
@@ -302,7 +302,7 @@ layernorm(const __nv_bfloat16* __restrict__ x, const __nv_bfloat16* __restrict__
             float f[8];
             float w[8];
             float b[8];
-            ln_unpack<2>(xv[c], f);
+            ln_unpack<2>(__ldg(xv + c), f);
             ln_unpack<2>(__ldg(reinterpret_cast<const uint4*>(weight) + c), w);
             ln_unpack<2>(__ldg(reinterpret_cast<const uint4*>(bias) + c), b);
             uint4 packed;

@@ -266,7 +266,7 @@ layernorm(const __nv_bfloat16* __restrict__ x, const __nv_bfloat16* __restrict__
 #pragma unroll 4
         for (int c = gt; c < nv; c += G) {
             float f[8];
-            ln_unpack<2>(__ldg(xv + c), f);
+            ln_unpack<2>(xv[c], f);
 #pragma unroll
             for (int j = 0; j < 8; ++j) {
                 const float d = f[j] - shift;
@@ -302,7 +302,7 @@ layernorm(const __nv_bfloat16* __restrict__ x, const __nv_bfloat16* __restrict__
             float f[8];
             float w[8];
             float b[8];
-            ln_unpack<2>(xv[c], f);
+            ln_unpack<2>(__ldg(xv + c), f);
             ln_unpack<2>(__ldg(reinterpret_cast<const uint4*>(weight) + c), w);
             ln_unpack<2>(__ldg(reinterpret_cast<const uint4*>(bias) + c), b);
             uint4 packed;

@@ -144,7 +144,6 @@ __device__ __forceinline__ void ln_row_regs(const __nv_bfloat16* xr,
         mean[row] = mu;
         rstd[row] = rs;
     }
-#pragma unroll
     for (int k = 0; k < LN_VEC; ++k) {
         const int base = 8 * (gt + k * G);
         if (base < cols) {
@@ -156,7 +155,6 @@ __device__ __forceinline__ void ln_row_regs(const __nv_bfloat16* xr,
             ln_unpack<2>(*(reinterpret_cast<const uint4*>(bias + base)), b);
             uint4 packed;
             __nv_bfloat162* h = reinterpret_cast<__nv_bfloat162*>(&packed);
-#pragma unroll
             for (int j = 0; j < 4; ++j) {
                 const float a0 = (f[2 * j] - mu) * rs * w[2 * j] + b[2 * j];
                 const float a1 = (f[2 * j + 1] - mu) * rs * w[2 * j + 1] + b[2 * j + 1];
@@ -208,9 +206,9 @@ __device__ __forceinline__ void ln_row_scalar(const __nv_bfloat16* xr,
 }
 
 extern "C" __global__ void
-layernorm(const __nv_bfloat16* x, const __nv_bfloat16* weight,
-          const __nv_bfloat16* bias, __nv_bfloat16* y,
-          float* mean, float* rstd, int rows, int cols, float eps)
+layernorm(const __nv_bfloat16* __restrict__ x, const __nv_bfloat16* __restrict__ weight,
+          const __nv_bfloat16* __restrict__ bias, __nv_bfloat16* __restrict__ y,
+          float* __restrict__ mean, float* __restrict__ rstd, int rows, int cols, float eps)
 {
     __shared__ float red[2][LN_THREADS / 32];
 
@@ -222,8 +220,8 @@ layernorm(const __nv_bfloat16* x, const __nv_bfloat16* weight,
     const int row = blockIdx.x * rpb + group;
     const bool active = row < rows;
     const size_t off = active ? (size_t)row * (size_t)cols : 0;
-    const __nv_bfloat16* xr = x + off;
-    __nv_bfloat16* yr = y + off;
+    const __nv_bfloat16* __restrict__ xr = x + off;
+    __nv_bfloat16* __restrict__ yr = y + off;
     const bool vec_ok = (cols & 7) == 0 &&
         (((uintptr_t)x | (uintptr_t)y | (uintptr_t)weight | (uintptr_t)bias) & 15u) == 0;
     // L2 prefetch (sm_90 bulk copy engine): the rows of the block LN_PREFETCH blocks ahead
@@ -275,9 +273,31 @@ layernorm(const __nv_bfloat16* x, const __nv_bfloat16* weight,
         mean[row] = mu;
         rstd[row] = rs;
     }
-    for (int c = gt; c < cols; c += G) {
-        const float a = (__bfloat162float(xr[c]) - mu) * rs * __bfloat162float(weight[c]) +
-                        __bfloat162float(bias[c]);
-        yr[c] = __float2bfloat16(a);
+    if (vec_ok) {
+        const uint4* __restrict__ xv = reinterpret_cast<const uint4*>(xr);
+        const int nv = cols >> 3;
+#pragma unroll 4
+        for (int c = gt; c < nv; c += G) {
+            float f[8];
+            float w[8];
+            float b[8];
+            ln_unpack<2>(xv[c], f);
+            ln_unpack<2>(reinterpret_cast<const uint4*>(weight)[c], w);
+            ln_unpack<2>(reinterpret_cast<const uint4*>(bias)[c], b);
+            uint4 packed;
+            __nv_bfloat162* h = reinterpret_cast<__nv_bfloat162*>(&packed);
+#pragma unroll
+            for (int j = 0; j < 4; ++j) {
+                h[j] = __floats2bfloat162_rn((f[2 * j] - mu) * rs * w[2 * j] + b[2 * j],
+                                             (f[2 * j + 1] - mu) * rs * w[2 * j + 1] + b[2 * j + 1]);
+            }
+            reinterpret_cast<uint4*>(yr)[c] = packed;
+        }
+    } else {
+        for (int c = gt; c < cols; c += G) {
+            const float a = (__bfloat162float(xr[c]) - mu) * rs * __bfloat162float(weight[c]) +
+                            __bfloat162float(bias[c]);
+            yr[c] = __float2bfloat16(a);
+        }
     }
 }

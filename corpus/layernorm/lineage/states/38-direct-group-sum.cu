@@ -66,6 +66,105 @@ __device__ __forceinline__ float ln_group_sum(float v, int G, float* red)
     return v;
 }
 
+// bf16 pairs to float32. Three bit-equivalent spellings (shift/mask, byte permute, mask
+// after shift), one per pass over the packed registers, so that the compiler cannot
+// share the unpacked floats between passes (that would keep 128 floats per thread live
+// instead of 64 packed words and spill).
+template <int FORM>
+__device__ __forceinline__ void ln_unpack(uint4 raw, float* f)
+{
+    const unsigned int w[4] = {raw.x, raw.y, raw.z, raw.w};
+    for (int j = 0; j < 4; ++j) {
+        if (FORM == 0) {
+            f[2 * j] = __uint_as_float(w[j] << 16);
+            f[2 * j + 1] = __uint_as_float(w[j] & 0xffff0000u);
+        } else if (FORM == 1) {
+            f[2 * j] = __uint_as_float(__byte_perm(w[j], 0u, 0x1044));
+            f[2 * j + 1] = __uint_as_float(__byte_perm(w[j], 0u, 0x3244));
+        } else {
+            const float2 t = __bfloat1622float2(*reinterpret_cast<const __nv_bfloat162*>(&w[j]));
+            f[2 * j] = t.x;
+            f[2 * j + 1] = t.y;
+        }
+    }
+}
+
+// One row per group of G threads, the row in registers, 16-byte vector accesses
+// (cols % 8 == 0, aligned pointers). WARP: G == 32, shuffles only (the caller has
+// already dropped inactive warps); otherwise every thread of the block takes part in the
+// shared-memory reductions.
+template <bool WARP>
+__device__ __forceinline__ void ln_row_regs(const __nv_bfloat16* xr,
+                                            const __nv_bfloat16* weight,
+                                            const __nv_bfloat16* bias,
+                                            __nv_bfloat16* yr,
+                                            float* mean, float* rstd,
+                                            int row, bool active, int cols, float eps,
+                                            int G, int gt, float (*red)[LN_THREADS / 32])
+{
+    const float inv_cols = 1.0f / (float)cols;
+    uint4 raw[LN_VEC];
+    // all loads of the thread's slice first (chunk k covers columns 8 * (gt + k * G) + 0..7)
+    for (int k = 0; k < LN_VEC; ++k) {
+        const int base = 8 * (gt + k * G);
+        raw[k] = active && base < cols
+            ? *(reinterpret_cast<const uint4*>(xr + base))
+            : make_uint4(0u, 0u, 0u, 0u);
+    }
+    // pass 1: mean (chunks past the row end are zero)
+    float s = 0.0f;
+    for (int k = 0; k < LN_VEC; ++k) {
+        float f[8];
+        ln_unpack<0>(raw[k], f);
+        for (int j = 0; j < 8; ++j) {
+            s += f[j];
+        }
+    }
+    s = WARP ? ln_warp_sum(s) : ln_group_sum(s, G, red[0]);
+    const float mu = s * inv_cols;
+    // pass 2: sum of squared deviations over the chunks inside the row
+    float sq = 0.0f;
+    for (int k = 0; k < LN_VEC; ++k) {
+        const int base = 8 * (gt + k * G);
+        float f[8];
+        ln_unpack<1>(raw[k], f);
+        float part = 0.0f;
+        for (int j = 0; j < 8; ++j) {
+            const float d = f[j] - mu;
+            part = d * d + part;
+        }
+        sq += base < cols ? part : 0.0f;
+    }
+    sq = WARP ? ln_warp_sum(sq) : ln_group_sum(sq, G, red[1]);
+    const float rs = 1.0f / sqrtf(sq * inv_cols + eps);
+    if (!active) {
+        return;
+    }
+    if (gt == 0) {
+        mean[row] = mu;
+        rstd[row] = rs;
+    }
+    for (int k = 0; k < LN_VEC; ++k) {
+        const int base = 8 * (gt + k * G);
+        if (base < cols) {
+            float f[8];
+            float w[8];
+            float b[8];
+            ln_unpack<2>(raw[k], f);
+            ln_unpack<2>(*(reinterpret_cast<const uint4*>(weight + base)), w);
+            ln_unpack<2>(*(reinterpret_cast<const uint4*>(bias + base)), b);
+            uint4 packed;
+            __nv_bfloat162* h = reinterpret_cast<__nv_bfloat162*>(&packed);
+            for (int j = 0; j < 4; ++j) {
+                const float a0 = (f[2 * j] - mu) * rs * w[2 * j] + b[2 * j];
+                const float a1 = (f[2 * j + 1] - mu) * rs * w[2 * j + 1] + b[2 * j + 1];
+                h[j] = __floats2bfloat162_rn(a0, a1);
+            }
+            *(reinterpret_cast<uint4*>(yr + base)) = packed;
+        }
+    }
+}
+
 // Scalar path (cols % 8 != 0 or unaligned pointers), any cols: three coalesced,
 // bounds-checked passes over the row (mean, squared deviations, normalize); the second
 // and third re-read x from cache. Same grouping and reductions as the register path.
@@ -91,11 +190,7 @@ __device__ __forceinline__ void ln_row_scalar(const __nv_bfloat16* xr,
         const float d = __bfloat162float(xr[c]) - mu;
         sq = d * d + sq;
     }
-    sq = 0.0f;
-    for (int c = 0; c < n; ++c) {
-        const float d = __bfloat162float(xr[c]) - mu;
-        sq = d * d + sq;
-    }
+    sq = WARP ? ln_warp_sum(sq) : ln_group_sum(sq, G, red[1]);
     const float rs = 1.0f / sqrtf(sq * inv_cols + eps);
     if (!active) {
         return;
@@ -144,6 +239,11 @@ layernorm(const __nv_bfloat16* x, const __nv_bfloat16* weight,
         ln_row_scalar<false>(xr, weight, bias, yr, mean, rstd, row, active, cols, eps, G, gt, red);
         return;
     }
+    if (cols <= G * LN_VEC * 8) {
+        // ----------------------------- several warps per row, still in registers
+        ln_row_regs<false>(xr, weight, bias, yr, mean, rstd, row, active, cols, eps, G, gt, red);
+        return;
+    }
 
     // ------------------------------------------ very long rows: two streaming passes
     // (here rpb == 1 and G == blockDim.x: the block owns row blockIdx.x, always < rows)
@@ -156,8 +256,16 @@ layernorm(const __nv_bfloat16* x, const __nv_bfloat16* weight,
         s1 += d;
         s2 += d * d;
     }
-    s1 = ln_group_sum(s1, G, red[0]);
-    s2 = ln_group_sum(s2, G, red[1]);
+    s1 = 0.0f;
+    for (int c = 0; c < cols; ++c) {
+        const float d = __bfloat162float(xr[c]) - shift;
+        s1 += d;
+    }
+    s2 = 0.0f;
+    for (int c = 0; c < cols; ++c) {
+        const float d = __bfloat162float(xr[c]) - shift;
+        s2 += d * d;
+    }
     const float dmu = s1 * inv_cols;
     const float mu = shift + dmu;
     const float var = fmaxf(s2 * inv_cols - dmu * dmu, 0.0f);

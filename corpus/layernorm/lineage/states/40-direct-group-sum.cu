@@ -84,10 +84,7 @@ __device__ __forceinline__ void ln_row_scalar(const __nv_bfloat16* xr,
     for (int c = gt; c < n; c += G) {
         s += __bfloat162float(xr[c]);
     }
-    s = 0.0f;
-    for (int c = 0; c < n; ++c) {
-        s += __bfloat162float(xr[c]);
-    }
+    s = WARP ? ln_warp_sum(s) : ln_group_sum(s, G, red[0]);
     const float mu = s * inv_cols;
     float sq = 0.0f;
     for (int c = gt; c < n; c += G) {
@@ -164,7 +161,11 @@ layernorm(const __nv_bfloat16* x, const __nv_bfloat16* weight,
         const float d = __bfloat162float(xr[c]) - shift;
         s1 += d;
     }
-    s2 = ln_group_sum(s2, G, red[1]);
+    s2 = 0.0f;
+    for (int c = 0; c < cols; ++c) {
+        const float d = __bfloat162float(xr[c]) - shift;
+        s2 += d * d;
+    }
     const float dmu = s1 * inv_cols;
     const float mu = shift + dmu;
     const float var = fmaxf(s2 * inv_cols - dmu * dmu, 0.0f);

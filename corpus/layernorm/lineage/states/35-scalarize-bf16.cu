@@ -36,9 +36,13 @@
 
 __device__ __forceinline__ float ln_warp_sum(float v)
 {
-#pragma unroll
     for (int off = 16; off > 0; off >>= 1) {
-        v += __shfl_xor_sync(0xffffffffu, v, off);
+        __shared__ float warp_slots[1024];
+        const unsigned int slot = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
+        warp_slots[slot] = v;
+        __syncwarp();
+        v += warp_slots[slot ^ off];
+        __syncwarp();
     }
     return v;
 }
@@ -70,7 +74,6 @@ template <int FORM>
 __device__ __forceinline__ void ln_unpack(uint4 raw, float* f)
 {
     const unsigned int w[4] = {raw.x, raw.y, raw.z, raw.w};
-#pragma unroll
     for (int j = 0; j < 4; ++j) {
         if (FORM == 0) {
             f[2 * j] = __uint_as_float(w[j] << 16);
@@ -102,7 +105,6 @@ __device__ __forceinline__ void ln_row_regs(const __nv_bfloat16* xr,
     const float inv_cols = 1.0f / (float)cols;
     uint4 raw[LN_VEC];
     // all loads of the thread's slice first (chunk k covers columns 8 * (gt + k * G) + 0..7)
-#pragma unroll
     for (int k = 0; k < LN_VEC; ++k) {
         const int base = 8 * (gt + k * G);
         raw[k] = active && base < cols
@@ -111,11 +113,9 @@ __device__ __forceinline__ void ln_row_regs(const __nv_bfloat16* xr,
     }
     // pass 1: mean (chunks past the row end are zero)
     float s = 0.0f;
-#pragma unroll
     for (int k = 0; k < LN_VEC; ++k) {
         float f[8];
         ln_unpack<0>(raw[k], f);
-#pragma unroll
         for (int j = 0; j < 8; ++j) {
             s += f[j];
         }
@@ -124,13 +124,11 @@ __device__ __forceinline__ void ln_row_regs(const __nv_bfloat16* xr,
     const float mu = s * inv_cols;
     // pass 2: sum of squared deviations over the chunks inside the row
     float sq = 0.0f;
-#pragma unroll
     for (int k = 0; k < LN_VEC; ++k) {
         const int base = 8 * (gt + k * G);
         float f[8];
         ln_unpack<1>(raw[k], f);
         float part = 0.0f;
-#pragma unroll
         for (int j = 0; j < 8; ++j) {
             const float d = f[j] - mu;
             part = d * d + part;
@@ -146,7 +144,6 @@ __device__ __forceinline__ void ln_row_regs(const __nv_bfloat16* xr,
         mean[row] = mu;
         rstd[row] = rs;
     }
-#pragma unroll
     for (int k = 0; k < LN_VEC; ++k) {
         const int base = 8 * (gt + k * G);
         if (base < cols) {
@@ -158,7 +155,6 @@ __device__ __forceinline__ void ln_row_regs(const __nv_bfloat16* xr,
             ln_unpack<2>(*(reinterpret_cast<const uint4*>(bias + base)), b);
             uint4 packed;
             __nv_bfloat162* h = reinterpret_cast<__nv_bfloat162*>(&packed);
-#pragma unroll
             for (int j = 0; j < 4; ++j) {
                 const float a0 = (f[2 * j] - mu) * rs * w[2 * j] + b[2 * j];
                 const float a1 = (f[2 * j + 1] - mu) * rs * w[2 * j + 1] + b[2 * j + 1];
@@ -236,11 +232,7 @@ layernorm(const __nv_bfloat16* __restrict__ x, const __nv_bfloat16* __restrict__
         if (!active) {
             return;  // whole warp: the row is per warp
         }
-        if (vec_ok) {
-            ln_row_regs<true>(xr, weight, bias, yr, mean, rstd, row, true, cols, eps, 32, gt, red);
-        } else {
-            ln_row_scalar<true>(xr, weight, bias, yr, mean, rstd, row, true, cols, eps, 32, gt, red);
-        }
+        ln_row_scalar<true>(xr, weight, bias, yr, mean, rstd, row, true, cols, eps, 32, gt, red);
         return;
     }
     if (!vec_ok) {
@@ -259,26 +251,10 @@ layernorm(const __nv_bfloat16* __restrict__ x, const __nv_bfloat16* __restrict__
     const float shift = __bfloat162float(xr[0]);
     float s1 = 0.0f;
     float s2 = 0.0f;
-    if (vec_ok) {
-        const uint4* __restrict__ xv = reinterpret_cast<const uint4*>(xr);
-        const int nv = cols >> 3;
-#pragma unroll 4
-        for (int c = gt; c < nv; c += G) {
-            float f[8];
-            ln_unpack<2>(xv[c], f);
-#pragma unroll
-            for (int j = 0; j < 8; ++j) {
-                const float d = f[j] - shift;
-                s1 += d;
-                s2 += d * d;
-            }
-        }
-    } else {
-        for (int c = gt; c < cols; c += G) {
-            const float d = __bfloat162float(xr[c]) - shift;
-            s1 += d;
-            s2 += d * d;
-        }
+    for (int c = gt; c < cols; c += G) {
+        const float d = __bfloat162float(xr[c]) - shift;
+        s1 += d;
+        s2 += d * d;
     }
     s1 = ln_group_sum(s1, G, red[0]);
     s2 = ln_group_sum(s2, G, red[1]);
@@ -293,31 +269,9 @@ layernorm(const __nv_bfloat16* __restrict__ x, const __nv_bfloat16* __restrict__
         mean[row] = mu;
         rstd[row] = rs;
     }
-    if (vec_ok) {
-        const uint4* __restrict__ xv = reinterpret_cast<const uint4*>(xr);
-        const int nv = cols >> 3;
-#pragma unroll 4
-        for (int c = gt; c < nv; c += G) {
-            float f[8];
-            float w[8];
-            float b[8];
-            ln_unpack<2>(xv[c], f);
-            ln_unpack<2>(reinterpret_cast<const uint4*>(weight)[c], w);
-            ln_unpack<2>(reinterpret_cast<const uint4*>(bias)[c], b);
-            uint4 packed;
-            __nv_bfloat162* h = reinterpret_cast<__nv_bfloat162*>(&packed);
-#pragma unroll
-            for (int j = 0; j < 4; ++j) {
-                h[j] = __floats2bfloat162_rn((f[2 * j] - mu) * rs * w[2 * j] + b[2 * j],
-                                             (f[2 * j + 1] - mu) * rs * w[2 * j + 1] + b[2 * j + 1]);
-            }
-            reinterpret_cast<uint4*>(yr)[c] = packed;
-        }
-    } else {
-        for (int c = gt; c < cols; c += G) {
-            const float a = (__bfloat162float(xr[c]) - mu) * rs * __bfloat162float(weight[c]) +
-                            __bfloat162float(bias[c]);
-            yr[c] = __float2bfloat16(a);
-        }
+    for (int c = gt; c < cols; c += G) {
+        const float a = (__bfloat162float(xr[c]) - mu) * rs * __bfloat162float(weight[c]) +
+                        __bfloat162float(bias[c]);
+        yr[c] = __float2bfloat16(a);
     }
 }

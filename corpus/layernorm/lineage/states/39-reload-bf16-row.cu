@@ -36,7 +36,6 @@
 
 __device__ __forceinline__ float ln_warp_sum(float v)
 {
-#pragma unroll
     for (int off = 16; off > 0; off >>= 1) {
         __shared__ float warp_slots[1024];
         const unsigned int slot = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
@@ -65,113 +64,6 @@ __device__ __forceinline__ float ln_group_sum(float v, int G, float* red)
         v += red[first + w];
     }
     return v;
-}
-
-// bf16 pairs to float32. Three bit-equivalent spellings (shift/mask, byte permute, mask
-// after shift), one per pass over the packed registers, so that the compiler cannot
-// share the unpacked floats between passes (that would keep 128 floats per thread live
-// instead of 64 packed words and spill).
-template <int FORM>
-__device__ __forceinline__ void ln_unpack(uint4 raw, float* f)
-{
-    const unsigned int w[4] = {raw.x, raw.y, raw.z, raw.w};
-#pragma unroll
-    for (int j = 0; j < 4; ++j) {
-        if (FORM == 0) {
-            f[2 * j] = __uint_as_float(w[j] << 16);
-            f[2 * j + 1] = __uint_as_float(w[j] & 0xffff0000u);
-        } else if (FORM == 1) {
-            f[2 * j] = __uint_as_float(__byte_perm(w[j], 0u, 0x1044));
-            f[2 * j + 1] = __uint_as_float(__byte_perm(w[j], 0u, 0x3244));
-        } else {
-            const float2 t = __bfloat1622float2(*reinterpret_cast<const __nv_bfloat162*>(&w[j]));
-            f[2 * j] = t.x;
-            f[2 * j + 1] = t.y;
-        }
-    }
-}
-
-// One row per group of G threads, the row in registers, 16-byte vector accesses
-// (cols % 8 == 0, aligned pointers). WARP: G == 32, shuffles only (the caller has
-// already dropped inactive warps); otherwise every thread of the block takes part in the
-// shared-memory reductions.
-template <bool WARP>
-__device__ __forceinline__ void ln_row_regs(const __nv_bfloat16* xr,
-                                            const __nv_bfloat16* weight,
-                                            const __nv_bfloat16* bias,
-                                            __nv_bfloat16* yr,
-                                            float* mean, float* rstd,
-                                            int row, bool active, int cols, float eps,
-                                            int G, int gt, float (*red)[LN_THREADS / 32])
-{
-    const float inv_cols = 1.0f / (float)cols;
-    uint4 raw[LN_VEC];
-    // all loads of the thread's slice first (chunk k covers columns 8 * (gt + k * G) + 0..7)
-#pragma unroll
-    for (int k = 0; k < LN_VEC; ++k) {
-        const int base = 8 * (gt + k * G);
-        raw[k] = active && base < cols
-            ? *(reinterpret_cast<const uint4*>(xr + base))
-            : make_uint4(0u, 0u, 0u, 0u);
-    }
-    // pass 1: mean (chunks past the row end are zero)
-    float s = 0.0f;
-#pragma unroll
-    for (int k = 0; k < LN_VEC; ++k) {
-        float f[8];
-        ln_unpack<0>(raw[k], f);
-#pragma unroll
-        for (int j = 0; j < 8; ++j) {
-            s += f[j];
-        }
-    }
-    s = WARP ? ln_warp_sum(s) : ln_group_sum(s, G, red[0]);
-    const float mu = s * inv_cols;
-    // pass 2: sum of squared deviations over the chunks inside the row
-    float sq = 0.0f;
-#pragma unroll
-    for (int k = 0; k < LN_VEC; ++k) {
-        const int base = 8 * (gt + k * G);
-        float f[8];
-        ln_unpack<1>(raw[k], f);
-        float part = 0.0f;
-#pragma unroll
-        for (int j = 0; j < 8; ++j) {
-            const float d = f[j] - mu;
-            part = d * d + part;
-        }
-        sq += base < cols ? part : 0.0f;
-    }
-    sq = WARP ? ln_warp_sum(sq) : ln_group_sum(sq, G, red[1]);
-    const float rs = 1.0f / sqrtf(sq * inv_cols + eps);
-    if (!active) {
-        return;
-    }
-    if (gt == 0) {
-        mean[row] = mu;
-        rstd[row] = rs;
-    }
-#pragma unroll
-    for (int k = 0; k < LN_VEC; ++k) {
-        const int base = 8 * (gt + k * G);
-        if (base < cols) {
-            float f[8];
-            float w[8];
-            float b[8];
-            ln_unpack<2>(raw[k], f);
-            ln_unpack<2>(*(reinterpret_cast<const uint4*>(weight + base)), w);
-            ln_unpack<2>(*(reinterpret_cast<const uint4*>(bias + base)), b);
-            uint4 packed;
-            __nv_bfloat162* h = reinterpret_cast<__nv_bfloat162*>(&packed);
-#pragma unroll
-            for (int j = 0; j < 4; ++j) {
-                const float a0 = (f[2 * j] - mu) * rs * w[2 * j] + b[2 * j];
-                const float a1 = (f[2 * j + 1] - mu) * rs * w[2 * j + 1] + b[2 * j + 1];
-                h[j] = __floats2bfloat162_rn(a0, a1);
-            }
-            *(reinterpret_cast<uint4*>(yr + base)) = packed;
-        }
-    }
 }
 
 // Scalar path (cols % 8 != 0 or unaligned pointers), any cols: three coalesced,
@@ -215,9 +107,9 @@ __device__ __forceinline__ void ln_row_scalar(const __nv_bfloat16* xr,
 }
 
 extern "C" __global__ void
-layernorm(const __nv_bfloat16* __restrict__ x, const __nv_bfloat16* __restrict__ weight,
-          const __nv_bfloat16* __restrict__ bias, __nv_bfloat16* __restrict__ y,
-          float* __restrict__ mean, float* __restrict__ rstd, int rows, int cols, float eps)
+layernorm(const __nv_bfloat16* x, const __nv_bfloat16* weight,
+          const __nv_bfloat16* bias, __nv_bfloat16* y,
+          float* mean, float* rstd, int rows, int cols, float eps)
 {
     __shared__ float red[2][LN_THREADS / 32];
 
@@ -229,8 +121,8 @@ layernorm(const __nv_bfloat16* __restrict__ x, const __nv_bfloat16* __restrict__
     const int row = blockIdx.x * rpb + group;
     const bool active = row < rows;
     const size_t off = active ? (size_t)row * (size_t)cols : 0;
-    const __nv_bfloat16* __restrict__ xr = x + off;
-    __nv_bfloat16* __restrict__ yr = y + off;
+    const __nv_bfloat16* xr = x + off;
+    __nv_bfloat16* yr = y + off;
     const bool vec_ok = (cols & 7) == 0 &&
         (((uintptr_t)x | (uintptr_t)y | (uintptr_t)weight | (uintptr_t)bias) & 15u) == 0;
     // L2 prefetch (sm_90 bulk copy engine): the rows of the block LN_PREFETCH blocks ahead
@@ -241,20 +133,11 @@ layernorm(const __nv_bfloat16* __restrict__ x, const __nv_bfloat16* __restrict__
         if (!active) {
             return;  // whole warp: the row is per warp
         }
-        if (vec_ok) {
-            ln_row_regs<true>(xr, weight, bias, yr, mean, rstd, row, true, cols, eps, 32, gt, red);
-        } else {
-            ln_row_scalar<true>(xr, weight, bias, yr, mean, rstd, row, true, cols, eps, 32, gt, red);
-        }
+        ln_row_scalar<true>(xr, weight, bias, yr, mean, rstd, row, true, cols, eps, 32, gt, red);
         return;
     }
     if (!vec_ok) {
         ln_row_scalar<false>(xr, weight, bias, yr, mean, rstd, row, active, cols, eps, G, gt, red);
-        return;
-    }
-    if (cols <= G * LN_VEC * 8) {
-        // ----------------------------- several warps per row, still in registers
-        ln_row_regs<false>(xr, weight, bias, yr, mean, rstd, row, active, cols, eps, G, gt, red);
         return;
     }
 
@@ -264,29 +147,21 @@ layernorm(const __nv_bfloat16* __restrict__ x, const __nv_bfloat16* __restrict__
     const float shift = __bfloat162float(xr[0]);
     float s1 = 0.0f;
     float s2 = 0.0f;
-    if (vec_ok) {
-        const uint4* __restrict__ xv = reinterpret_cast<const uint4*>(xr);
-        const int nv = cols >> 3;
-#pragma unroll 4
-        for (int c = gt; c < nv; c += G) {
-            float f[8];
-            ln_unpack<2>(xv[c], f);
-#pragma unroll
-            for (int j = 0; j < 8; ++j) {
-                const float d = f[j] - shift;
-                s1 += d;
-                s2 += d * d;
-            }
-        }
-    } else {
-        for (int c = gt; c < cols; c += G) {
-            const float d = __bfloat162float(xr[c]) - shift;
-            s1 += d;
-            s2 += d * d;
-        }
+    for (int c = gt; c < cols; c += G) {
+        const float d = __bfloat162float(xr[c]) - shift;
+        s1 += d;
+        s2 += d * d;
     }
-    s1 = ln_group_sum(s1, G, red[0]);
-    s2 = ln_group_sum(s2, G, red[1]);
+    s1 = 0.0f;
+    for (int c = 0; c < cols; ++c) {
+        const float d = __bfloat162float(xr[c]) - shift;
+        s1 += d;
+    }
+    s2 = 0.0f;
+    for (int c = 0; c < cols; ++c) {
+        const float d = __bfloat162float(xr[c]) - shift;
+        s2 += d * d;
+    }
     const float dmu = s1 * inv_cols;
     const float mu = shift + dmu;
     const float var = fmaxf(s2 * inv_cols - dmu * dmu, 0.0f);
@@ -298,31 +173,9 @@ layernorm(const __nv_bfloat16* __restrict__ x, const __nv_bfloat16* __restrict__
         mean[row] = mu;
         rstd[row] = rs;
     }
-    if (vec_ok) {
-        const uint4* __restrict__ xv = reinterpret_cast<const uint4*>(xr);
-        const int nv = cols >> 3;
-#pragma unroll 4
-        for (int c = gt; c < nv; c += G) {
-            float f[8];
-            float w[8];
-            float b[8];
-            ln_unpack<2>(xv[c], f);
-            ln_unpack<2>(reinterpret_cast<const uint4*>(weight)[c], w);
-            ln_unpack<2>(reinterpret_cast<const uint4*>(bias)[c], b);
-            uint4 packed;
-            __nv_bfloat162* h = reinterpret_cast<__nv_bfloat162*>(&packed);
-#pragma unroll
-            for (int j = 0; j < 4; ++j) {
-                h[j] = __floats2bfloat162_rn((f[2 * j] - mu) * rs * w[2 * j] + b[2 * j],
-                                             (f[2 * j + 1] - mu) * rs * w[2 * j + 1] + b[2 * j + 1]);
-            }
-            reinterpret_cast<uint4*>(yr)[c] = packed;
-        }
-    } else {
-        for (int c = gt; c < cols; c += G) {
-            const float a = (__bfloat162float(xr[c]) - mu) * rs * __bfloat162float(weight[c]) +
-                            __bfloat162float(bias[c]);
-            yr[c] = __float2bfloat16(a);
-        }
+    for (int c = gt; c < cols; c += G) {
+        const float a = (__bfloat162float(xr[c]) - mu) * rs * __bfloat162float(weight[c]) +
+                        __bfloat162float(bias[c]);
+        yr[c] = __float2bfloat16(a);
     }
 }
