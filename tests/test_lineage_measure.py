@@ -2,8 +2,8 @@
 
 Where there is no GPU the command says so (exit 2) and changes nothing; on a GPU every
 step gets a paired effect (its H200 run: `bash tools/measure-gpu.sh run`, which saves the
-pytest log as bench/results/gpu_tests.txt; on 2026-11-30 it passed there, one of the 3
-GPU tests of 4 that passed)."""
+pytest log as bench/results/gpu_tests.txt; on 2026-12-01 it passed there, run again alone
+after the test was pointed at the CPU walk, lineage-cpu)."""
 
 import hashlib
 import os

@@ -12,7 +12,7 @@
 #                                           # a run is kept when it ends; one cut short keeps its
 #                                           # gate verdicts in checkpoints/ and replays them in
 #                                           # the next call; with one GPU use 3-4 at once)
-#   a set of its own in EXP_DIR (its files come back under $OUT/<basename>; keep with the same
+#   a set of its own in EXP_DIR (its files come back packed as $OUT/<basename>.tgz; keep with the same
 #   EXP_DIR), e.g. the lineage roots, both card sets in one run so they share their baselines:
 #   EXP_DIR=bench/exp-roots SLOTS_PER_GPU=4 EXP_ARGS="--roots loo own --no-corpus --no-heldout \
 #     --strategies skills" bash tools/experiment-gpu.sh run
@@ -28,11 +28,15 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 EXP=${EXP_DIR:-bench/experiment}  # EXP_DIR: another set of runs (carry it instead)
+unpack() {  # the set's folder from a call's files (DIR/<set>.tgz), unpacked in a temp folder
+  local t; t=$(mktemp -d)
+  tar xzf "$1/$(basename "$EXP").tgz" -C "$t" && echo "$t/$(basename "$EXP")"
+}
 case "${1:-}" in
   run)
     bash tools/gpu-run.sh setup >/dev/null
     export PYTHONPATH=/tmp/site:$PWD PYTHONUNBUFFERED=1
-    out=$OUT; [ -n "${EXP_DIR:-}" ] && out=$OUT/$(basename "$EXP")
+    out=$OUT/$(basename "$EXP")
     mkdir -p "$out"
     [ -f "$EXP/experiment.partial.json" ] && cp "$EXP/experiment.partial.json" "$out/"
     # the gate verdicts of the runs the last call cut short: they are replayed, not redone
@@ -45,15 +49,18 @@ case "${1:-}" in
     tail -12 "$out/experiment.log"
     if [ "$rc" = 0 ]; then echo "complete"; else echo "stopped (rc $rc): run again to resume"; fi
     python3 -c "import json,sys; d=json.load(open('$out/experiment.partial.json')); print('$EXP:', len(d['runs']), 'runs kept')" 2>/dev/null \
-      || echo "$EXP: no run kept" ;;
+      || echo "$EXP: no run kept"
+    # one archive per set: the device returns a limited number of files per call, and a
+    # set's checkpoints alone can exceed it
+    tar czf "$out.tgz" -C "$OUT" "$(basename "$EXP")" && rm -rf "$out" ;;
   keep)
     grep -qx "/$EXP/" .git/info/exclude 2>/dev/null || echo "/$EXP/" >> .git/info/exclude
-    src=${2:?files_at of the call}; [ -n "${EXP_DIR:-}" ] && src=$src/$(basename "$EXP")
+    src=$(unpack "${2:?files_at of the call}")
     mkdir -p "$EXP" && cp "$src/experiment.partial.json" "$EXP/"
     rm -rf "$EXP/checkpoints"; [ -d "$src/checkpoints" ] && cp -r "$src/checkpoints" "$EXP/"
     true ;;
   report)
-    src=${2:?files_at of the last call}; [ -n "${EXP_DIR:-}" ] && src=$src/$(basename "$EXP")
+    src=$(unpack "${2:?files_at of the last call}")
     cp "$src/experiment.json" bench/results/experiment.json
     .venv/bin/kltrans experiment --merge bench/results/experiment.json --out bench/results \
       --results docs/RESULTS.md --notes docs/results-notes.md ;;
