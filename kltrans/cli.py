@@ -606,7 +606,9 @@ def cmd_lineage(args) -> int:
             raise UsageError(str(e)) from None
         ok = sum(1 for t in doc["transitions"] if (t.get("effect") or {}).get("ok"))
         print(f"{doc['config']['workload']}: {ok} of {len(doc['transitions'])} step(s) measured "
-              f"on {doc.get('effects_measured_on') or doc.get('gpu') or 'no GPU'}")
+              f"on {doc.get('effects_measured_on') or doc.get('gpu') or 'no GPU'}"
+              + ("; none had to be timed (--restart times them again)"
+                 if doc.get("measured_now") == 0 else ""))
         return EXIT_OK
     if args.composite:
         from kltrans.lineage.measure import MeasureError, composites, roundtrip_holds

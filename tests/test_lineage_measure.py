@@ -21,17 +21,44 @@ def _digest(d):
             for f in sorted(os.listdir(d)) if os.path.isfile(os.path.join(d, f))}
 
 
+def _cpu_walk_untimed(lin):
+    """The CPU walk of histogram (lineage-cpu) copied to ``lin``, its effects (timed by an
+    earlier --measure) taken out, as a fresh CPU walk leaves them."""
+    import json
+
+    shutil.copytree(os.path.join(ROOT, "corpus", "histogram", "lineage-cpu"), lin)
+    doc = json.load(open(lin / "lineage.json"))
+    assert doc["config"]["backend"] == "cpu"
+    doc.pop("effects_measured_on", None)
+    for t in doc["transitions"]:
+        t.pop("effect", None)
+    (lin / "lineage.json").write_text(json.dumps(doc))
+
+
 def test_measure_without_a_gpu_exits_2_and_writes_nothing(tmp_path, capsys):
     from kltrans.gate import backends
 
     if backends.resolve_backend("auto") == "cuda":
         pytest.skip("this machine has a GPU: the no-GPU path is not reachable here")
     lin = tmp_path / "lineage"
-    shutil.copytree(os.path.join(ROOT, "corpus", "histogram", "lineage"), lin)
+    _cpu_walk_untimed(lin)
     before = _digest(lin)
     assert main(["lineage", os.path.join(ROOT, "corpus", "histogram"), "--measure",
                  "--out", str(lin)]) == 2
     assert "needs a GPU" in capsys.readouterr().err
+    assert _digest(lin) == before
+
+
+def test_measure_of_a_lineage_with_every_step_timed_times_nothing(tmp_path, capsys):
+    # the installed histogram lineage is the H200 walk: every step has its effect, so there
+    # is nothing to time, with or without a GPU, and nothing is written
+    lin = tmp_path / "lineage"
+    shutil.copytree(os.path.join(ROOT, "corpus", "histogram", "lineage"), lin)
+    before = _digest(lin)
+    assert main(["lineage", os.path.join(ROOT, "corpus", "histogram"), "--measure",
+                 "--out", str(lin), "--quiet"]) == 0
+    out = capsys.readouterr().out
+    assert "8 of 8 step(s) measured on NVIDIA H200; none had to be timed" in out
     assert _digest(lin) == before
 
 
@@ -45,16 +72,8 @@ def test_measure_names_a_missing_lineage(tmp_path, capsys):
 def test_measure_times_every_step_on_the_gpu(tmp_path):
     import json
 
-    # the CPU walk (kept as lineage-cpu since the H200 walk was installed), its effects
-    # (timed by an earlier --measure) taken out, as a fresh CPU walk leaves them
     lin = tmp_path / "lineage"
-    shutil.copytree(os.path.join(ROOT, "corpus", "histogram", "lineage-cpu"), lin)
-    doc = json.load(open(lin / "lineage.json"))
-    assert doc["config"]["backend"] == "cpu"
-    doc.pop("effects_measured_on", None)
-    for t in doc["transitions"]:
-        t.pop("effect", None)
-    (lin / "lineage.json").write_text(json.dumps(doc))
+    _cpu_walk_untimed(lin)
     assert main(["lineage", os.path.join(ROOT, "corpus", "histogram"), "--measure",
                  "--out", str(lin), "--quiet"]) == 0
     doc = json.load(open(lin / "lineage.json"))

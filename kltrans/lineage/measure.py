@@ -26,7 +26,9 @@ def measure(lineage_dir: str, workload_dir: str, cluster: str | None = None,
             jobs: int | None = None, trials: int = 5, redo: bool = False,
             progress: bool = True, side_ms: float = 200.0) -> dict:
     """Time every transition of ``lineage_dir`` that has no measured effect yet (all of
-    them with ``redo``); write the lineage back (json, md, svg) and return it.
+    them with ``redo``); write the lineage back (json, md, svg) and return it. A lineage
+    with nothing to time is returned as it is, unwritten, with or without a GPU. The
+    returned document (not the file) says how many steps were timed now (``measured_now``).
 
     Each side of a trial runs about ``side_ms`` (as the GPU walk's screening does). Every
     effect is written to ``lineage.json`` the moment it is measured, so a measure that is
@@ -49,13 +51,15 @@ def measure(lineage_dir: str, workload_dir: str, cluster: str | None = None,
         wl = load_workload(workload_dir)
     except (OSError, ValueError, SpecError) as e:
         raise MeasureError(f"{lineage_dir}: cannot read the lineage: {e}") from None
+    todo = [t for t in doc["transitions"]
+            if redo or not (t.get("effect") or {}).get("ok")]
+    if not todo:  # every step already has its effect: nothing to time, on any machine
+        return {**doc, "measured_now": 0}
     if resolve_backend("auto") != "cuda":
         raise MeasureError("measuring a lineage needs a GPU (the cuda backend)")
     size = None
     if "naive" in wl.kernels:
         size = variant_bench_size(wl, wl.kernel_path("naive"))
-    todo = [t for t in doc["transitions"]
-            if redo or not (t.get("effect") or {}).get("ok")]
     states = {st["hash"]: store.read_state(lineage_dir, st) for st in doc["states"]}
     items = [pair_item(states[t["before"]], states[t["after"]], doc, wl.path, trials, side_ms,
                        size) for t in todo]
@@ -79,7 +83,7 @@ def measure(lineage_dir: str, workload_dir: str, cluster: str | None = None,
     with ex:
         ex.map(bench_task, items, gpu=False, on_result=report)  # devlock
     store.save(lineage_dir, doc, {})
-    return doc
+    return {**doc, "measured_now": len(todo)}
 
 
 def pair_item(a: bytes, b: bytes, doc: dict, workload: str, trials: int, side_ms: float,
