@@ -508,3 +508,27 @@ def test_pair_item_times_two_lineage_states_under_the_walks_names():
     assert (it["a_source"], it["b_source"], it["a_name"], it["b_name"]) == ("A", "B", "expert.cu", "expert.cu")
     assert (it["kernel_a"], it["kernel_b"], it["bench_size"], it["side_ms"]) == ("k", "k", {"n": 4}, 100.0)
     assert "bench_size" not in pair_item(b"A", b"B", doc, "corpus/w", 5, 100.0, None)
+
+
+def test_a_probe_whose_forced_rewrite_cannot_be_made_names_what_it_needed():
+    # softmax's H200 step 24 (scalarize-online-stream): forcing its inverse,
+    # vectorize-online-stream, at a site that is no strided online fold cannot produce a
+    # rewrite; the probe says which check it needed, and keeps the pass's own error
+    from types import SimpleNamespace
+
+    from kltrans.lineage.walk import probe_step
+
+    root = os.path.join(os.path.dirname(HERE), "corpus", "softmax", "lineage")
+    doc = json.load(open(os.path.join(root, "lineage.json")))
+    step = doc["transitions"][23]
+    assert step["pass"] == "scalarize-online-stream"
+    simplified = open(os.path.join(root, doc["states"][24]["file"]), "rb").read()
+    ctx = Context.from_strings(tuple(doc["config"]["facts"]), "sm_90", False,
+                               doc["config"]["kernel"])
+    chosen = SimpleNamespace(roundtrip=step["roundtrip"])
+    [rec] = probe_step(simplified, chosen, ctx, SimpleNamespace(probes=1), None,
+                       doc["config"]["kernel"], None, [], "cpu", "expert.cu")
+    assert (rec["kind"], rec["outcome"]) == ("forced-site", "rewrite-error")
+    assert rec["violated"][0]["precondition"] == "fold-form"
+    assert rec["evidence"].startswith("cannot be forced (unknown: not a strided online fold")
+    assert "the rewrite needs what it checks (TypeError: " in rec["evidence"]

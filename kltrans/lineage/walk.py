@@ -708,7 +708,7 @@ def probe_step(simplified: bytes, chosen: Candidate, ctx, opts, wl, kernel, ne, 
     """
     import dataclasses
 
-    from kltrans.passes.manager import run_pass
+    from kltrans.passes.manager import run_pass, unforceable
     from kltrans.passes.pipeline import parse_pipeline
     from kltrans.syntax import parse
 
@@ -751,7 +751,7 @@ def probe_step(simplified: bytes, chosen: Candidate, ctx, opts, wl, kernel, ne, 
         except Exception as e:
             out.append({"kind": kind, "spec": p.spec(), "site": idx, "label": label,
                         "violated": _violated(failing), "outcome": "rewrite-error",
-                        "evidence": f"{type(e).__name__}: {e}"})
+                        "evidence": unforceable(failing, e)})
             continue
         if not rep.applied:
             continue

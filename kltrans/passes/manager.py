@@ -84,6 +84,17 @@ def _report(site: "Site", status: str, reason: str = "", pre=None, verdicts=()) 
                       tuple((p.name, v.status, v.reason) for p, v in verdicts))
 
 
+def unforceable(failing: list, e: Exception) -> str:
+    """Why a forced rewrite could not be made: the pass raised ``e`` at a site where the
+    preconditions ``failing`` ((precondition, verdict) pairs) fail -- the rewrite needs
+    the form the first of them checks."""
+    err = f"{type(e).__name__}: {e}"
+    if not failing:
+        return f"the rewrite failed ({err})"
+    _, v = failing[0]
+    return f"cannot be forced ({v.status}: {v.reason}): the rewrite needs what it checks ({err})"
+
+
 def run_pass(unit: "Unit", p: "Pass", ctx: Context, only_site: int | None = None,
              dry_run: bool = False, skip_unforceable: bool = False) -> tuple["Unit", PassReport]:
     """Rewrite every site of ``p`` (or ``only_site``) whose preconditions hold, or every
@@ -111,10 +122,8 @@ def run_pass(unit: "Unit", p: "Pass", ctx: Context, only_site: int | None = None
         except Exception as e:
             if not (failing and skip_unforceable):
                 raise
-            pre, v = failing[0]
-            report.sites.append(_report(
-                site, "skipped", f"cannot be forced ({v.status}: {v.reason}): the rewrite "
-                f"needs what it checks ({type(e).__name__}: {e})", pre, verdicts))
+            report.sites.append(_report(site, "skipped", unforceable(failing, e), failing[0][0],
+                                        verdicts))
             continue
         spans = [(e.start, e.end) for e in edits]
         if any(_overlap(a, b) for a in spans for b in taken):
