@@ -904,3 +904,66 @@ def test_min_gain_turns_a_gain_within_noise_away(tmp_path, monkeypatch):
                   "library": {"catalogue": True, "unproven": True}}) == "skills@1.01"
     it = {"target": "t", "strategy": "blind", "seed": 0}
     assert _key({**it, "min_gain": 1.01}) != _key(it) == ("t", "blind", 0)
+
+
+def test_select_best_times_the_round_and_moves_to_the_fastest(tmp_path, monkeypatch):
+    """--select best keeps timing the state's first round (each offer with its evidence
+    values) after a candidate is kept, then moves to the fastest kept; the others are
+    `outranked` (wasted, in the experiment's count). --select first moves to the first kept.
+    The paired timing needs a GPU: a stand-in gives each candidate its own gain (from its
+    source), every one faster in every trial; the real CPU gate does the rest."""
+    import hashlib
+
+    import kltrans.gate.backends as backends
+    import kltrans.optimize.search as search
+    from kltrans.optimize.experiment import _key, label
+
+    real_gate, real_resolve = search._gate, backends.resolve_backend
+    monkeypatch.setattr(backends, "resolve_backend",
+                        lambda name: "cuda" if name == "auto" else real_resolve(name))
+    monkeypatch.setattr(search, "_gate", lambda src, name, wl, kernel, ne, sizes, backend, opts,
+                        stages=("compile", "correct"): real_gate(
+                            src, name, wl, kernel, ne, sizes, "cpu", opts, stages))
+
+    def paired(a_src, b_src, *a, **k):
+        g = 1.01 + int(hashlib.sha256(b_src).hexdigest(), 16) % 97 / 1000
+        return {"ok": True, "faster": True, "best_ms": 1.0, "candidate_ms": 1 / g,
+                "speedup_median": g, "speedup_trials": [g] * 5}
+
+    monkeypatch.setattr(search, "_paired", paired)
+    k = tmp_path / "k.cu"
+    k.write_text(SAME_CODE_KERNEL)
+
+    def go(select, budget=6, **kw):
+        return run(OptimizeOptions(str(k), os.path.join(HELD, "gelu"), skills=SKILLS,
+                                   corpus=CORPUS, budget=budget, progress=False,
+                                   size_limit=20000, select=select, **kw))
+
+    first = go("first")
+    start = first["start"]["hash"]
+    timed0 = [c for c in first["candidates"] if c["state"] == start and c.get("effect")]
+    assert timed0[0]["verdict"] == "accepted" and len(timed0) == 1  # moved at once
+
+    best = go("best")
+    round0 = [c for c in best["candidates"] if c["state"] == start and c.get("effect")]
+    assert len(round0) >= 2 and all(c["round"] == 1 for c in round0)
+    [won] = [c for c in round0 if c["verdict"] == "accepted"]
+    lost = [c for c in round0 if c["verdict"] == "outranked"]
+    assert len(lost) == len(round0) - 1
+    assert won["effect"]["speedup_median"] == max(c["effect"]["speedup_median"] for c in round0)
+    assert all(f"but {won['spec']} at site {won['site']} was faster" in c["reason"] for c in lost)
+    a0 = best["accepted"][0]
+    assert a0["found_at"] == won["evaluation"] and a0["evaluation"] >= a0["found_at"]
+    assert a0["speedup_vs_start"] == round(won["effect"]["speedup_median"], 4)
+    assert best["final"]["outranked"] == sum(c["verdict"] == "outranked"
+                                             for c in best["candidates"])
+    # no candidate is left "kept" at the end: the budget's end moves to the best of the round
+    assert not [c for c in best["candidates"] if c.get("verdict") == "kept"]
+    assert best["config"]["select"] == "best"
+    with pytest.raises(OptimizeError, match="select best"):
+        go("best", strategy="blind")
+    # the experiment reports and resumes such runs apart
+    assert label({"strategy": "skills", "select": "best", "min_gain": 1.01,
+                  "library": {"catalogue": True, "unproven": True}}) == "skills+best@1.01"
+    it = {"target": "t", "strategy": "skills", "seed": 0}
+    assert _key({**it, "select": "best"}) != _key(it)

@@ -54,6 +54,10 @@ def register(sub) -> None:
     so.add_argument("--min-gain", type=float, default=1.0, metavar="X",
                     help="GPU: keep a candidate faster in every trial only if its median "
                          "paired speedup is at least X (default 1: any gain)")
+    so.add_argument("--select", choices=("first", "best"), default="first",
+                    help="skills, GPU: move to the first candidate kept (default), or time "
+                         "the rest of the state's first round too (each offer with its "
+                         "evidence values) and move to the fastest kept (builtin filler)")
     so.add_argument("-o", "--output", default=None, metavar="OUT", help="write the optimized kernel")
     so.add_argument("--log", default=None, metavar="FILE", help="write the trajectory (JSON)")
     so.add_argument("--checkpoint", default=None, metavar="FILE",
@@ -98,6 +102,9 @@ def register(sub) -> None:
     se.add_argument("--min-gain", type=float, default=1.0, metavar="X",
                     help="every strategy: keep a candidate only if its median paired speedup "
                          "is at least X (default 1; its runs are reported as STRATEGY@X)")
+    se.add_argument("--select", choices=("first", "best"), default="first",
+                    help="the skills strategy's step: first candidate kept, or the fastest "
+                         "of each state's first round (reported as skills+best)")
     se.add_argument("--out", default=None, metavar="DIR", help="raw JSON (default bench/results)")
     se.add_argument("--results", default=None, metavar="FILE",
                     help="write the Markdown report here (e.g. docs/RESULTS.md)")
@@ -141,7 +148,8 @@ def cmd_optimize(args) -> int:
         seed=args.seed, arch=args.arch, assume=tuple(args.assume), size_limit=args.size_limit,
         trials=args.trials, trial_ms=args.trial_ms, llm_base_url=args.llm_base_url, llm_model=args.llm_model,
         llm_timeout=args.llm_timeout, llm_retries=args.llm_retries, fallback=args.fallback,
-        checkpoint=args.checkpoint, min_gain=args.min_gain, progress=not args.quiet)
+        checkpoint=args.checkpoint, min_gain=args.min_gain, select=args.select,
+        progress=not args.quiet)
     try:
         doc = run(opts)
     except OptimizeError as e:

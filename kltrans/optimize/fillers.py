@@ -47,23 +47,23 @@ class BuiltinFiller:
         done = {pick_key(t["card"], t["site"], t["options"]) for t in tried}
         later = []  # picks an earlier state found no faster: last
 
-        def fresh(offer, opts, why):
+        def fresh(offer, opts, why, rnd):
             if pick_key(offer.card, offer.site, opts) in done:
                 return None
             if lost_key(offer.card, full_options(offer, opts), offer.snippet) in lost:
-                later.append(Pick(offer.id, opts, why + "; no faster in an earlier state"))
+                later.append(Pick(offer.id, opts, why + "; no faster in an earlier state", 3))
                 return None
-            return Pick(offer.id, opts, why)
+            return Pick(offer.id, opts, why, rnd)
 
         gens = [(offer, self.candidates(offer)) for offer in menu]
         # round one: each offer's evidence values; then one option varied at a time
         for offer, gen in gens:
-            p = fresh(offer, next(gen), "evidence values")
+            p = fresh(offer, next(gen), "evidence values", 1)
             if p is not None:
                 return p
         for offer, gen in gens:
             for opts in gen:
-                p = fresh(offer, opts, "one option varied from the evidence values")
+                p = fresh(offer, opts, "one option varied from the evidence values", 2)
                 if p is not None:
                     return p
         return later[0] if later else None

@@ -52,6 +52,9 @@ class Pick:
     offer: str
     options: dict = field(default_factory=dict)
     rationale: str = ""
+    # the builtin filler's round: 1 each offer with its evidence values, 2 one option varied,
+    # 3 a pick an earlier state found no faster; 0 where the filler has no rounds (an LLM)
+    round: int = 0
 
 
 def check_pick(pick: Pick, menu: list[Offer]) -> str | None:

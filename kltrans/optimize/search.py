@@ -58,6 +58,10 @@ class OptimizeOptions:
     # GPU: a candidate faster in every trial is kept only if its median paired speedup is
     # at least this (1.0: the rule, any gain; 1.01: gains within 1% are noise)
     min_gain: float = 1.0
+    # skills, GPU: "first" moves to the first candidate kept (the search); "best"
+    # times the rest of the state's first round (each offer with its evidence values) too,
+    # and moves to the fastest of those kept (the others are "outranked")
+    select: str = "first"
     llm_base_url: str | None = None
     llm_model: str | None = None
     llm_timeout: float = 60.0
@@ -159,7 +163,7 @@ class SkillsProposer:
             return Proposal(p, offer.site, bool(offer.unproven),
                             {"card": offer.card, "site": offer.site, "options": opts, **meta,
                              "location": offer.location, "snippet": offer.snippet,
-                             "offer": offer.id,
+                             "offer": offer.id, "round": pick.round,
                              "rationale": pick.rationale, "filler": self.filler.name,
                              "rank": offer.summary.get("rank")})
         return None
@@ -402,6 +406,11 @@ def run(opts: OptimizeOptions) -> dict:
         raise OptimizeError("--budget must be 0 or more")
     if not opts.min_gain >= 1.0:
         raise OptimizeError("--min-gain must be 1 or more (a speedup: 1.01 asks for 1%)")
+    if opts.select not in ("first", "best"):
+        raise OptimizeError(f"unknown --select {opts.select!r} (first or best)")
+    if opts.select == "best" and (opts.strategy != "skills" or opts.filler != "builtin"):
+        raise OptimizeError("--select best needs the skills strategy with the builtin filler "
+                            "(it reads the filler's rounds)")
     try:
         wl = load_workload(opts.workload)
     except (SpecError, OSError) as e:
@@ -466,7 +475,8 @@ def run(opts: OptimizeOptions) -> dict:
                       "budget": opts.budget, "time_budget": opts.time_budget,
                       "backend": backend, "arch": opts.arch or "sm_90", "facts": facts,
                       "sizes": sizes, "seeds": list(wl.seeds), "seed": opts.seed,
-                      "exclude_own": opts.exclude_own, "min_gain": opts.min_gain},
+                      "exclude_own": opts.exclude_own, "min_gain": opts.min_gain,
+                      "select": opts.select},
            "library": library, "start": {"hash": content_hash(src)}, "candidates": [],
            "accepted": [], "events": [], "termination": None}
     t0 = time.perf_counter()
@@ -476,7 +486,8 @@ def run(opts: OptimizeOptions) -> dict:
         "backend": backend, "library": library, "exclude_own": opts.exclude_own,
         "sizes": sizes, "bench_size": opts.bench_size, "trials": opts.trials,
         "trial_ms": opts.trial_ms, "arch": opts.arch, "assume": list(opts.assume),
-        **({"min_gain": opts.min_gain} if opts.min_gain != 1.0 else {})})
+        **({"min_gain": opts.min_gain} if opts.min_gain != 1.0 else {}),
+        **({"select": opts.select} if opts.select != "first" else {})})
     if opts.progress and ck.replay:
         print(f"kltrans optimize: {opts.checkpoint}: resuming, {len(ck.replay)} gate "
               f"verdict(s) kept there", file=sys.stderr)
@@ -499,15 +510,47 @@ def run(opts: OptimizeOptions) -> dict:
     speedup = 1.0
     idle = 0
     bar = _Progress(opts.progress, opts.budget, f"{opts.strategy} {wl.name}")
+    # --select best: the candidates kept in this state's first round, each timed against
+    # the current kernel; the search moves to the fastest when the round ends
+    contenders: list[tuple[float, dict, object, str, dict]] = []
+
+    def move_to_best():
+        nonlocal cur, cur_hash, unit, cur_code, speedup
+        if not contenders:
+            return
+        best = max(contenders, key=lambda c: c[0])  # ties: the first found
+        gain, entry, after, h, g = best
+        for c in contenders:
+            if c is not best:
+                c[1].update(verdict="outranked", stage="profile",
+                            reason=f"faster in every trial (median {c[0]}), but "
+                                   f"{entry['spec']} at site {entry['site']} was faster "
+                                   f"(median {gain})")
+        contenders.clear()
+        speedup *= gain
+        entry.update(verdict="accepted", speedup_vs_start=round(speedup, 4),
+                     reason=f"the fastest of the round's candidates kept, moved to after "
+                            f"evaluation {evals}")
+        doc["accepted"].append({"evaluation": evals, "found_at": entry["evaluation"],
+                                "spec": entry["spec"], "site": entry["site"],
+                                "card": entry.get("card"), "hash": h,
+                                "speedup_vs_start": entry["speedup_vs_start"]})
+        cur, cur_hash, unit = after.source, h, parse(after.source, opts.kernel)
+        cur_code = g.get("code")
+        bar.step(evals, f"accepted {entry['pass']}")
+
     try:
         while True:
             if evals >= opts.budget:
+                move_to_best()
                 doc["termination"] = {"kind": "budget", "evaluations": evals}
                 break
             if opts.time_budget is not None and time.perf_counter() - t0 >= opts.time_budget:
+                move_to_best()
                 doc["termination"] = {"kind": "time-budget", "evaluations": evals}
                 break
             if idle >= 500:  # proposals that never reach the gate: stop, do not spin
+                move_to_best()
                 doc["termination"] = {"kind": "exhausted", "evaluations": evals,
                                       "reason": "500 proposals in a row produced no new kernel"}
                 break
@@ -521,6 +564,9 @@ def run(opts: OptimizeOptions) -> dict:
                                           "reason": str(e)}
                     break
                 raise
+            if contenders and (prop is None or prop.meta.get("round") != 1):
+                move_to_best()  # the round is over: the next proposal is for the new state
+                continue
             if prop is None:
                 doc["termination"] = {"kind": "exhausted", "evaluations": evals,
                                       "reason": "the strategy has nothing more to propose"}
@@ -611,6 +657,12 @@ def run(opts: OptimizeOptions) -> dict:
                                         f"{opts.min_gain:g} (median {m['speedup_median']})")
                     bar.step(evals, "below the minimum gain")
                     continue
+                if opts.select == "best":
+                    entry.update(verdict="kept", reason="faster in every trial; the round "
+                                 "goes on")
+                    contenders.append((m["speedup_median"], entry, after, h, g))
+                    bar.step(evals, "kept, the round goes on")
+                    continue
                 speedup *= m["speedup_median"]
             entry["verdict"] = "accepted"
             entry["speedup_vs_start"] = round(speedup, 4) if backend == "cuda" else None
@@ -630,6 +682,7 @@ def run(opts: OptimizeOptions) -> dict:
     doc["final"] = {"hash": cur_hash, "source": cur.decode("utf-8"),
                     "evaluations": evals, "accepted": len(doc["accepted"]),
                     "rejected": sum(1 for t in tried if t.get("verdict") == "rejected"),
+                    "outranked": sum(1 for t in tried if t.get("verdict") == "outranked"),
                     "same_code": sum(1 for t in tried if t.get("verdict") == "same-code"),
                     "speedup_vs_start": round(speedup, 4) if backend == "cuda" else None,
                     "measured": backend == "cuda", "seconds": round(time.perf_counter() - t0, 3)}
