@@ -526,11 +526,12 @@ def run(opts: OptimizeOptions) -> dict:
                             reason=f"faster in every trial (median {c[0]}), but "
                                    f"{entry['spec']} at site {entry['site']} was faster "
                                    f"(median {gain})")
+        n = len(contenders)
         contenders.clear()
         speedup *= gain
         entry.update(verdict="accepted", speedup_vs_start=round(speedup, 4),
-                     reason=f"the fastest of the round's candidates kept, moved to after "
-                            f"evaluation {evals}")
+                     reason=f"the fastest of the {n} candidate(s) this "
+                            f"round kept; the search moved to it after evaluation {evals}")
         doc["accepted"].append({"evaluation": evals, "found_at": entry["evaluation"],
                                 "spec": entry["spec"], "site": entry["site"],
                                 "card": entry.get("card"), "hash": h,
