@@ -48,16 +48,20 @@ extern "C" __global__ void scale(const float* x, float* y, int n)
 
 @pytest.mark.slow
 def test_every_order_from_layernorms_stuck_rewalk_ends_naive():
-    """The H200 re-walk of layernorm (bench/walk-gpu/layernorm) took direct-group-sum on
-    ln_row_scalar while its register twin was still dispatched, and the twin's last
-    reload while the streamed path still called the unpack helper; both orders ended
-    stuck (3 stuck ends of 232 states from its state 34). With the no-twin and
-    helper-goes preconditions, and scalarize-bf16's whole range at one thread per row,
-    every order from there ends naive."""
-    got = explore(_read("bench", "walk-gpu", "layernorm", "states", "34-reload-bf16-row.cu"),
+    """The H200 re-walk of layernorm took direct-group-sum on ln_row_scalar while its
+    register twin was still dispatched, and the twin's last reload while the streamed
+    path still called the unpack helper; both orders ended stuck (3 stuck ends of 232
+    states from its state 34). With the no-twin and helper-goes preconditions, and
+    scalarize-bf16's whole range at one thread per row, every order from there ends
+    naive: at the naive end of the lineage the re-walk then reached on the H200 from that
+    state (installed as corpus/layernorm/lineage; its states 0-34 are the re-walk's)."""
+    import json
+
+    doc = json.load(open(os.path.join(LN, "lineage", "lineage.json")))
+    got = explore(_read("corpus", "layernorm", "lineage", "states", "34-reload-bf16-row.cu"),
                   context_for(LN))
     assert got.complete and not got.stuck, [(e.hash, e.path) for e in got.stuck]
-    assert len(got.naive) == 1
+    assert [e.hash for e in got.naive] == [doc["states"][-1]["hash"]]
 
 
 @pytest.mark.slow
