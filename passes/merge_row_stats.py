@@ -83,7 +83,10 @@ def _stmts(node):
     return [c for c in node.named_children if c.type != "comment"]
 
 
-def _group_names(unit, merge: str) -> "dict | None":
+def group_merge_names(unit, merge: str) -> "dict | None":
+    """The names in the device function ``merge`` when it is the group merge helper this
+    module writes (GROUP, with or without its ``#pragma unroll``: ``pragma`` says which),
+    else None. smem-reduce's whole-first precondition asks it too."""
     fn = device_function(unit, merge)
     if fn is None:
         return None
@@ -234,7 +237,7 @@ def _fast(site):
     if m is None:
         return None, "not a call `MERGE(m, s, G, red_m, red_s);`"
     names = m.groupdict()
-    g = _group_names(unit, names["merge"])
+    g = group_merge_names(unit, names["merge"])
     if g is None:
         return None, (f"{names['merge']} is not the group merge merge-row-stats writes "
                       f"(warp shuffles, then shared warp pairs when G > 32)")
@@ -404,7 +407,7 @@ def _o_form(site, ctx, names) -> Verdict:
         return u
     have = device_function(unit, names["merge"])
     if have is not None:
-        g = _group_names(unit, names["merge"])
+        g = group_merge_names(unit, names["merge"])
         if g is None or g["pair"] != names["pair"]:
             return Verdict.no(f"a function {names['merge']} exists and is not the group merge")
     else:

@@ -476,8 +476,9 @@ def check_whole_range(site, ctx) -> Verdict:
         (start in _GLOBAL_IDS and step in _GRID) or \
         (start.endswith("%" + step) and "threadIdx.x" in start) or \
         (step == "32" and start.endswith("&31") and "threadIdx.x" in start)
-    one = _resolve(unit, fn, bl.step, bl.loop.start_byte).strip("()")
-    if not ok and start == "0" and one == "1":  # one thread per row (`G = 1; gt = 0;`)
+    if not ok and start == "0" and \
+            _resolve(unit, fn, bl.step, bl.loop.start_byte).strip("()") == "1":
+        # one thread per row (`G = 1; gt = 0;`)
         return Verdict.yes(f"every thread runs the whole range: `{bl.start}` is 0 and the "
                            f"stride `{bl.step}` is 1")
     if not ok:

@@ -1104,10 +1104,10 @@ def _s_whole_first(site, ctx) -> Verdict:
     turning the shuffles into shared-memory exchanges first would leave a reduction no
     pass removes, and the walk would end short of naive."""
     from kltrans.passes.registry import get_pass
-    from passes.merge_row_stats import _group_names
+    from passes.merge_row_stats import group_merge_names
 
     unit, node, fn = site.unit, site.node, site.function
-    if fn is not None and _group_names(unit, fn.name) is not None:
+    if fn is not None and group_merge_names(unit, fn.name) is not None:
         return Verdict.no(f"{fn.name} is the group merge merge-row-stats writes: "
                           f"direct-row-stats removes it whole, shuffles and all")
     whole = get_pass("atomic-per-thread")()

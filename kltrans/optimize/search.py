@@ -514,8 +514,24 @@ def run(opts: OptimizeOptions) -> dict:
     # the current kernel; the search moves to the fastest when the round ends
     contenders: list[tuple[float, dict, object, str, dict]] = []
 
-    def move_to_best():
+    def accept(entry, after, h, g, gain, **why):
+        """Move the search to candidate ``entry`` (``gain``: its median paired speedup
+        over the current kernel; None without a GPU)."""
         nonlocal cur, cur_hash, unit, cur_code, speedup
+        if gain is not None:
+            speedup *= gain
+        entry.update(verdict="accepted", **why,
+                     speedup_vs_start=round(speedup, 4) if gain is not None else None)
+        doc["accepted"].append({"evaluation": evals,
+                                **({"found_at": entry["evaluation"]} if why else {}),
+                                "spec": entry["spec"], "site": entry["site"],
+                                "card": entry.get("card"), "hash": h,
+                                "speedup_vs_start": entry["speedup_vs_start"]})
+        cur, cur_hash, unit = after.source, h, parse(after.source, opts.kernel)
+        cur_code = g.get("code")
+        bar.step(evals, f"accepted {entry['pass']}")
+
+    def move_to_best():
         if not contenders:
             return
         best = max(contenders, key=lambda c: c[0])  # ties: the first found
@@ -528,17 +544,9 @@ def run(opts: OptimizeOptions) -> dict:
                                    f"(median {gain})")
         n = len(contenders)
         contenders.clear()
-        speedup *= gain
-        entry.update(verdict="accepted", speedup_vs_start=round(speedup, 4),
-                     reason=f"the fastest of the {n} candidate(s) this "
-                            f"round kept; the search moved to it after evaluation {evals}")
-        doc["accepted"].append({"evaluation": evals, "found_at": entry["evaluation"],
-                                "spec": entry["spec"], "site": entry["site"],
-                                "card": entry.get("card"), "hash": h,
-                                "speedup_vs_start": entry["speedup_vs_start"]})
-        cur, cur_hash, unit = after.source, h, parse(after.source, opts.kernel)
-        cur_code = g.get("code")
-        bar.step(evals, f"accepted {entry['pass']}")
+        accept(entry, after, h, g, gain,
+               reason=f"the fastest of the {n} candidate(s) this round kept; the search "
+                      f"moved to it after evaluation {evals}")
 
     try:
         while True:
@@ -664,15 +672,7 @@ def run(opts: OptimizeOptions) -> dict:
                     contenders.append((m["speedup_median"], entry, after, h, g))
                     bar.step(evals, "kept, the round goes on")
                     continue
-                speedup *= m["speedup_median"]
-            entry["verdict"] = "accepted"
-            entry["speedup_vs_start"] = round(speedup, 4) if backend == "cuda" else None
-            doc["accepted"].append({"evaluation": evals, "spec": p.spec(), "site": prop.site,
-                                    "card": prop.meta.get("card"), "hash": h,
-                                    "speedup_vs_start": entry["speedup_vs_start"]})
-            cur, cur_hash, unit = after.source, h, parse(after.source, opts.kernel)
-            cur_code = g.get("code")
-            bar.step(evals, f"accepted {p.name}")
+            accept(entry, after, h, g, m["speedup_median"] if backend == "cuda" else None)
     finally:
         bar.close()
     doc["candidates"] = tried
