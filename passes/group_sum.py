@@ -474,6 +474,10 @@ def _form(site, ctx, f: Found) -> Verdict:
                 return Verdict.no("define=helpers+scratch needs scratch, param and fns")
             if any(unit.text(n) == p.scratch for n in unit.walk(unit.root) if n.type == "identifier"):
                 return Verdict.no(f"the scratch name {p.scratch} is taken")
+    if p.form != "warp" and p.scratch != "none" and defs != "helpers+scratch" and \
+            not _in_scope(unit, site.function, p.scratch):
+        return Verdict.no(f"the scratch {p.scratch} is not declared where {site.function.name} "
+                          f"can use it (define={defs} does not write it)")
     return Verdict.yes(f"`{f.v} = 0.0f;` and the whole-row loop are the direct form of the "
                        f"partial loop at line {unit.line_col(f.part.loop.start_byte)[0]}")
 
@@ -500,6 +504,22 @@ def _strided(site, ctx, f: Found) -> Verdict:
                        f"row [0, {part.bound}) with stride {part.step}")
 
 
+def _in_scope(unit, fn, name: str) -> bool:
+    """``name`` is used or declared in ``fn`` (its template and parameters included), or
+    declared outside every function (a global, a macro): a name the rewrite may write
+    there. Lenient where the file nests functions in preprocessor blocks (the gate's
+    compile decides those)."""
+    if any(n.type == "identifier" and unit.text(n) == name for n in unit.walk(_outer(fn))):
+        return True
+    funcs = ("function_definition", "template_declaration")
+    for top in unit.root.named_children:
+        if top.type in funcs:
+            continue
+        if any(n.type == "identifier" and unit.text(n) == name for n in unit.walk(top)):
+            return True
+    return False
+
+
 def _evaluate(unit, text: str):
     from kltrans.syntax.contract import evaluate, file_constants
 
@@ -512,6 +532,8 @@ def _evaluate(unit, text: str):
 def _flag_implies_warp(unit, fn, flag: str, g: str) -> "Verdict | None":
     """For ``FLAG ? warp_sum : group_sum(v, G, ...)`` in a function template on ``bool FLAG``:
     every call with FLAG true passes 32 for G."""
+    if not _in_scope(unit, fn, flag):
+        return Verdict.no(f"{flag} is not declared where {fn.name} can use it")
     if fn.template_node is None:
         return Verdict.unknown(f"{flag} is not a template parameter of {fn.name}: cannot tell "
                                f"that {flag} means G == 32")
@@ -725,8 +747,9 @@ class GroupSum(Pass):
     per group come from the launch header. Nothing is guarded.
 
     Preconditions: sum-form (pipeline: the direct form of the partial loop; ``define``
-    fits the file), strided-partial (layout: the partial loop strides by the group from
-    the thread's rank, its body does not depend on the thread; a ternary's flag is a
+    fits the file; a scratch it does not write is declared where the function can use
+    it), strided-partial (layout: the partial loop strides by the group from the thread's
+    rank, its body does not depend on the thread; a ternary's flag is declared, a
     ``template <bool FLAG>`` whose true calls pass G = 32), reassoc (dtype: context),
     row-stable (storage: the row is const and not written), uniform-barrier (pipeline:
     every thread of the block reaches the group sum), whole-warps (hardware).

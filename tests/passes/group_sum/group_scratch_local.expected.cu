@@ -1,0 +1,66 @@
+// RUN: kltrans opt -p 'group-sum{form=group,warp=warp_sum,group=group_sum,scratch=red,slot=-1,warp_form=shfl,define=helpers}' --assume 'no_alias(*)' --assume reassoc
+// GATE: corpus/layernorm
+// The block's scratch is declared in the kernel: the group sum writes the helpers and
+// passes the scratch.
+// kltrans: launch layernorm grid=ceil_div(rows, 2) block=128
+// Two rows per block, 64 threads per row: each thread folds its strided slice of the row.
+#include <cuda_bf16.h>
+
+__device__ __forceinline__ float warp_sum(float v)
+{
+    for (int off = 16; off > 0; off >>= 1) {
+        v += __shfl_xor_sync(0xffffffffu, v, off);
+    }
+    return v;
+}
+
+// sum v over the G threads of a row group, G a multiple of 32 (every thread of the block
+// calls it)
+__device__ __forceinline__ float group_sum(float v, int G, float* red)
+{
+    v = warp_sum(v);
+    const int warp = threadIdx.x >> 5;
+    if ((threadIdx.x & 31) == 0) {
+        red[warp] = v;
+    }
+    __syncthreads();
+    const int W = G >> 5;
+    const int first = (warp / W) * W;
+    v = red[first];
+    for (int w = 1; w < W; ++w) {
+        v += red[first + w];
+    }
+    return v;
+}
+
+extern "C" __global__ void layernorm(const __nv_bfloat16* x, const __nv_bfloat16* weight,
+                                     const __nv_bfloat16* bias, __nv_bfloat16* y, float* mean,
+                                     float* rstd, int rows, int cols, float eps)
+{
+    __shared__ float red[4];
+    const int row = blockIdx.x * 2 + threadIdx.x / 64;
+    const int gt = threadIdx.x % 64;
+    const bool active = row < rows;
+    const int n = active ? cols : 0;
+    const __nv_bfloat16* xr = x + (size_t)(active ? row : 0) * cols;
+    float s = 0.0f;
+    for (int c = gt; c < n; c += 64) {
+        s += __bfloat162float(xr[c]);
+    }
+    s = group_sum(s, 64, red);
+    const float mu = s / (float)cols;
+    float var = 0.0f;
+    for (int c = 0; c < n; ++c) {
+        const float d = __bfloat162float(xr[c]) - mu;
+        var += d * d;
+    }
+    const float rs = 1.0f / sqrtf(var / (float)cols + eps);
+    if (active && gt == 0) {
+        mean[row] = mu;
+        rstd[row] = rs;
+    }
+    for (int c = gt; c < n; c += 64) {
+        const float v = (__bfloat162float(xr[c]) - mu) * rs;
+        y[(size_t)row * cols + c] = __float2bfloat16(v * __bfloat162float(weight[c]) + __bfloat162float(bias[c]));
+    }
+}
