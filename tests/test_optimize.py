@@ -673,8 +673,11 @@ def test_experiment_queues_baselines_with_the_runs(tmp_path, monkeypatch):
     rc_doc = ex.run_experiment(ex_args(tmp_path, only=["scan"], roots=["loo", "own"]))
     assert [it["target"]["name"] for it in seen["items"][1:]] == ["scan@root", "scan@root+own"]
     assert seen["items"][0]["target"]["bench_size"] == {"n": 262144}
-    # each run keeps its verdicts in OUT/checkpoints until it is kept (then the folder goes)
-    assert seen["items"][1]["checkpoint"] == str(tmp_path / "checkpoints" / "scan@root-skills-0.json")
+    # each run keeps its verdicts in OUT/checkpoints until it is kept (then the folder goes);
+    # on a GPU the skills strategy moves to the best of each round unless told otherwise
+    assert seen["items"][1]["select"] == "best"
+    assert seen["items"][1]["checkpoint"] == str(tmp_path / "checkpoints" /
+                                                 "scan@root-skills+best-0.json")
     assert not (tmp_path / "checkpoints").exists()
     assert seen["kept"] == [(1, []), (2, []), (2, ["scan@root", "scan@root+own"])]
     assert [r["target"] for r in rc_doc["runs"]] == ["scan@root", "scan@root+own"]
@@ -964,6 +967,14 @@ def test_select_best_times_the_round_and_moves_to_the_fastest(tmp_path, monkeypa
     assert best["config"]["select"] == "best"
     with pytest.raises(OptimizeError, match="select best"):
         go("best", strategy="blind")
+    # unasked, the rule is best where it can act (skills, builtin filler, a GPU), and
+    # first elsewhere: blind takes the first kept, and without a GPU nothing is timed
+    dflt = go(None)
+    assert dflt["config"]["select"] == "best"
+    assert [(c["spec"], c["verdict"]) for c in dflt["candidates"]] == \
+        [(c["spec"], c["verdict"]) for c in best["candidates"]]
+    assert go(None, budget=1, strategy="blind")["config"]["select"] == "first"
+    assert go(None, budget=1, backend="cpu")["config"]["select"] == "first"
     # the experiment reports and resumes such runs apart
     assert label({"strategy": "skills", "select": "best", "min_gain": 1.01,
                   "library": {"catalogue": True, "unproven": True}}) == "skills+best@1.01"

@@ -54,10 +54,11 @@ def register(sub) -> None:
     so.add_argument("--min-gain", type=float, default=1.0, metavar="X",
                     help="GPU: keep a candidate faster in every trial only if its median "
                          "paired speedup is at least X (default 1: any gain)")
-    so.add_argument("--select", choices=("first", "best"), default="first",
-                    help="skills, GPU: move to the first candidate kept (default), or time "
-                         "the rest of the state's first round too (each offer with its "
-                         "evidence values) and move to the fastest kept (builtin filler)")
+    so.add_argument("--select", choices=("first", "best"), default=None,
+                    help="skills, GPU: move to the first candidate kept, or time the rest of "
+                         "the state's first round too (each offer with its evidence values) "
+                         "and move to the fastest kept (default with the builtin filler on "
+                         "a GPU; first otherwise)")
     so.add_argument("-o", "--output", default=None, metavar="OUT", help="write the optimized kernel")
     so.add_argument("--log", default=None, metavar="FILE", help="write the trajectory (JSON)")
     so.add_argument("--checkpoint", default=None, metavar="FILE",
@@ -102,9 +103,10 @@ def register(sub) -> None:
     se.add_argument("--min-gain", type=float, default=1.0, metavar="X",
                     help="every strategy: keep a candidate only if its median paired speedup "
                          "is at least X (default 1; its runs are reported as STRATEGY@X)")
-    se.add_argument("--select", choices=("first", "best"), default="first",
+    se.add_argument("--select", choices=("first", "best"), default=None,
                     help="the skills strategy's step: first candidate kept, or the fastest "
-                         "of each state's first round (reported as skills+best)")
+                         "of each state's first round (reported as skills+best; the default "
+                         "on a GPU)")
     se.add_argument("--out", default=None, metavar="DIR", help="raw JSON (default bench/results)")
     se.add_argument("--results", default=None, metavar="FILE",
                     help="write the Markdown report here (e.g. docs/RESULTS.md)")

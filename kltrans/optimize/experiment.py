@@ -354,6 +354,7 @@ def _key(it: dict) -> tuple:
 
 def run_experiment(args) -> dict:
     from kltrans.gate.backends import resolve_backend
+    from kltrans.optimize.search import default_select
     from kltrans.syntax.files import atomic_write
 
     out = args.out or os.path.join("bench", "results")
@@ -363,13 +364,15 @@ def run_experiment(args) -> dict:
         return _write(args, out, *_merged(args.merge))
     if not getattr(args, "min_gain", 1.0) >= 1.0:
         raise ExperimentError("--min-gain must be 1 or more (a speedup: 1.01 asks for 1%)")
-    if getattr(args, "select", "first") != "first" and "skills" not in args.strategies:
+    if getattr(args, "select", None) is not None and "skills" not in args.strategies:
         raise ExperimentError("--select applies to the skills strategy, which is not run")
     if not os.path.isdir(args.corpus):
         raise ExperimentError(f"{args.corpus}: not a directory")
     if not os.path.isdir(args.skills):
         raise ExperimentError(f"{args.skills}: not a directory (the skill library)")
     backend = resolve_backend(args.backend)
+    # the skills strategy's step rule (blind and memory always take the first kept)
+    select = getattr(args, "select", None) or default_select("skills", "builtin", backend)
     tg = targets(args.corpus, heldout=not args.no_heldout, own=not args.no_corpus, only=args.only,
                  roots=getattr(args, "roots", None))
     if not tg:
@@ -380,8 +383,7 @@ def run_experiment(args) -> dict:
               "trial_ms": args.trial_ms, "catalogue": getattr(args, "catalogue", True),
               "unproven": getattr(args, "unproven", True),
               "min_gain": getattr(args, "min_gain", 1.0),
-              # the skills strategy's step rule; blind and memory always take the first
-              "select": getattr(args, "select", "first") if s == "skills" else "first"}
+              "select": select if s == "skills" else "first"}
              for t in tg for s in args.strategies for seed in args.seeds]
     # every finished run is kept in experiment.partial.json at once (atomically), so an
     # interrupted experiment resumes with --resume and recomputes nothing it reported

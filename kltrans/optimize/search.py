@@ -60,8 +60,10 @@ class OptimizeOptions:
     min_gain: float = 1.0
     # skills, GPU: "first" moves to the first candidate kept (the issue's search); "best"
     # times the rest of the state's first round (each offer with its evidence values) too,
-    # and moves to the fastest of those kept (the others are "outranked")
-    select: str = "first"
+    # and moves to the fastest of those kept (the others are "outranked"). None: "best"
+    # for the skills strategy with the builtin filler on a GPU (adopted by the rule of
+    # bench/results/select_best_plan.txt), else "first" (the only rule without timings)
+    select: str | None = None
     llm_base_url: str | None = None
     llm_model: str | None = None
     llm_timeout: float = 60.0
@@ -406,7 +408,7 @@ def run(opts: OptimizeOptions) -> dict:
         raise OptimizeError("--budget must be 0 or more")
     if not opts.min_gain >= 1.0:
         raise OptimizeError("--min-gain must be 1 or more (a speedup: 1.01 asks for 1%)")
-    if opts.select not in ("first", "best"):
+    if opts.select not in (None, "first", "best"):
         raise OptimizeError(f"unknown --select {opts.select!r} (first or best)")
     if opts.select == "best" and (opts.strategy != "skills" or opts.filler != "builtin"):
         raise OptimizeError("--select best needs the skills strategy with the builtin filler "
@@ -432,6 +434,10 @@ def run(opts: OptimizeOptions) -> dict:
         raise OptimizeError(str(e)) from None
     facts, ctx = search_context(opts, wl, kernel)
     import dataclasses
+
+    if opts.select is None:
+        opts = dataclasses.replace(opts, select=default_select(opts.strategy, opts.filler,
+                                                               backend))
 
     if opts.bench_size is None:
         from kltrans.gate.run import variant_bench_size
@@ -690,6 +696,13 @@ def run(opts: OptimizeOptions) -> dict:
     if ck.replayed:  # a resumed run: these verdicts came from its checkpoint, not this call
         doc["final"]["replayed"] = ck.replayed
     return doc
+
+
+def default_select(strategy: str, filler: str, backend: str) -> str:
+    """The step rule when none is asked for: ``best`` where it can act (the skills
+    strategy, the builtin filler's rounds, a GPU's timings; adopted by the rule written
+    down in bench/results/select_best_plan.txt), else ``first``."""
+    return "best" if (strategy, filler, backend) == ("skills", "builtin", "cuda") else "first"
 
 
 def _make_filler(opts: OptimizeOptions):
