@@ -357,6 +357,12 @@ def _o_shape(site, ctx) -> Verdict:
     if isinstance(lp, str):
         return Verdict.no(lp)
     what = lp.var if lp.decl is not None else f"`{norm(site.unit.text(lp.load))}`"
+    p = site.pass_
+    if lp.decl is None and p is not None and p.type != "auto":
+        read = _pointee(site, lp)
+        if read is not None and read != norm(p.type):
+            return Verdict.no(f"{what} reads {read}: the register array cannot be "
+                              f"type={p.type}")
     return Verdict.yes(f"`for (; {lp.i} < {norm(site.unit.text(lp.n))}; {lp.i} += ...)` loads "
                        f"{what} then uses it")
 
@@ -456,6 +462,11 @@ def _elem_type(p, site, lp) -> str | None:
     """The register array's type of the inline form: the option, or the pointee of the load."""
     if p.type != "auto":
         return p.type
+    return _pointee(site, lp)
+
+
+def _pointee(site, lp) -> str | None:
+    """The type the inline form's load reads (None: not known here)."""
     b = _load_base(site.unit, lp.load)
     ty = _index_type_of(site.unit, site.function, b) if b else None
     if ty is None:
