@@ -1004,3 +1004,65 @@ def test_select_best_times_the_round_and_moves_to_the_fastest(tmp_path, monkeypa
                   "library": {"catalogue": True, "unproven": True}}) == "skills+best@1.01"
     it = {"target": "t", "strategy": "skills", "seed": 0}
     assert _key({**it, "select": "best"}) != _key(it)
+
+
+def test_enablers_time_a_step_with_the_card_it_makes_apply(monkeypatch):
+    """--enablers: histogram's root is one element per thread; grid-stride alone is not
+    faster, but it writes the loop vectorize-bytes needs (the walk's valley). The step is
+    tried again with each card it makes apply on top, the pair timed against the current
+    kernel as one candidate, and both kept when the pair is faster. The paired timing needs
+    a GPU: a stand-in makes every candidate 1% slower, and the byte-vectorized kernel 1.5x
+    faster; the real CPU gate does the rest. Without --enablers no step is kept."""
+    import kltrans.gate.backends as backends
+    import kltrans.optimize.search as search
+    from kltrans.optimize.experiment import _key, label
+
+    real_gate, real_resolve = search._gate, backends.resolve_backend
+    monkeypatch.setattr(backends, "resolve_backend",
+                        lambda name: "cuda" if name == "auto" else real_resolve(name))
+    monkeypatch.setattr(search, "_gate", lambda src, name, wl, kernel, ne, sizes, backend, opts,
+                        stages=("compile", "correct"): real_gate(
+                            src, name, wl, kernel, ne, sizes, "cpu", opts, stages))
+
+    def paired(a_src, b_src, *a, **k):
+        g = 1.5 if b"count_vec" in b_src and b"count_vec" not in a_src else 0.99
+        return {"ok": True, "faster": g > 1, "best_ms": 1.0, "candidate_ms": 1 / g,
+                "speedup_median": g, "speedup_trials": [g] * 5}
+
+    monkeypatch.setattr(search, "_paired", paired)
+    hist = os.path.join(CORPUS, "histogram")
+
+    def go(enablers, select):
+        return run(OptimizeOptions(os.path.join(hist, "lineage", "states", "08-naive.cu"), hist,
+                                   skills=SKILLS, corpus=CORPUS, budget=6, progress=False,
+                                   size_limit=20000, exclude_own=True, enablers=enablers,
+                                   select=select))
+
+    plain = go(False, "first")
+    assert plain["accepted"] == [] and plain["final"]["evaluations"] == 6
+    for select in ("first", "best"):
+        doc = go(True, select)
+        [gs] = [c for c in doc["candidates"] if c["card"] == "grid-stride"]
+        assert gs["effect"]["speedup_median"] == 0.99 and gs["verdict"] == "enabler"
+        on_top = [c for c in doc["candidates"] if c.get("enabled_by") == gs["evaluation"]]
+        # every card the loop makes apply, in menu order, until one is kept
+        assert [c["card"] for c in on_top][-1] == "catalogue:vectorize-bytes"
+        assert all(c["via"] == gs["after"] for c in on_top)
+        assert all(c["verdict"] == "rejected" for c in on_top[:-1])
+        vb = on_top[-1]
+        assert vb["verdict"] == "accepted" and vb["effect"]["speedup_median"] == 1.5
+        first, second = doc["accepted"][:2]
+        assert (first["spec"], first["enabler"], first["found_at"]) == \
+            (gs["spec"], True, gs["evaluation"])
+        assert second["spec"] == vb["spec"] and second["speedup_vs_start"] == 1.5
+        assert doc["config"]["enablers"] is True and doc["config"]["select"] == select
+        # not faster alone, but used: the experiment does not count it as wasted
+        assert doc["final"]["rejected"] == sum(c["verdict"] == "rejected"
+                                               for c in doc["candidates"])
+    with pytest.raises(OptimizeError, match="--enablers needs the skills strategy"):
+        run(OptimizeOptions(os.path.join(hist, "naive.cu"), hist, skills=SKILLS, corpus=CORPUS,
+                            budget=1, progress=False, strategy="blind", enablers=True))
+    assert label({"strategy": "skills", "select": "best", "enablers": True,
+                  "library": {"catalogue": True, "unproven": True}}) == "skills+best+enablers"
+    it = {"target": "t", "strategy": "skills", "seed": 0, "select": "best"}
+    assert _key({**it, "enablers": True}) != _key(it)

@@ -59,6 +59,10 @@ def register(sub) -> None:
                          "the state's first round too (each offer with its evidence values) "
                          "and move to the fastest kept (default with the builtin filler on "
                          "a GPU; first otherwise)")
+    so.add_argument("--enablers", action="store_true",
+                    help="skills, GPU: a correct candidate not faster alone whose rewrite makes "
+                         "new cards apply is timed again with up to 3 of them on top (one "
+                         "evaluation each); a pair faster than the current kernel is kept")
     so.add_argument("-o", "--output", default=None, metavar="OUT", help="write the optimized kernel")
     so.add_argument("--log", default=None, metavar="FILE", help="write the trajectory (JSON)")
     so.add_argument("--checkpoint", default=None, metavar="FILE",
@@ -107,6 +111,9 @@ def register(sub) -> None:
                     help="the skills strategy's step: first candidate kept, or the fastest "
                          "of each state's first round (reported as skills+best; the default "
                          "on a GPU)")
+    se.add_argument("--enablers", action="store_true",
+                    help="the skills strategy tries a step not faster alone with the card it "
+                         "makes apply on top (reported as skills+enablers)")
     se.add_argument("--out", default=None, metavar="DIR", help="raw JSON (default bench/results)")
     se.add_argument("--results", default=None, metavar="FILE",
                     help="write the Markdown report here (e.g. docs/RESULTS.md)")
@@ -151,6 +158,7 @@ def cmd_optimize(args) -> int:
         trials=args.trials, trial_ms=args.trial_ms, llm_base_url=args.llm_base_url, llm_model=args.llm_model,
         llm_timeout=args.llm_timeout, llm_retries=args.llm_retries, fallback=args.fallback,
         checkpoint=args.checkpoint, min_gain=args.min_gain, select=args.select,
+        enablers=args.enablers,
         progress=not args.quiet)
     try:
         doc = run(opts)

@@ -118,6 +118,7 @@ def optimize_task(item: dict) -> dict:
                            unproven=item.get("unproven", True),
                            bench_size=t.get("bench_size"), min_gain=item.get("min_gain", 1.0),
                            select=item.get("select", "first"),
+                           enablers=item.get("enablers", False),
                            checkpoint=item.get("checkpoint"), progress=False)
     t0 = time.perf_counter()
     try:
@@ -128,6 +129,7 @@ def optimize_task(item: dict) -> dict:
     out = {"ok": True, "target": t["name"], "kind": t["kind"], "strategy": item["strategy"],
            **({"min_gain": item["min_gain"]} if item.get("min_gain", 1.0) != 1.0 else {}),
            **({"select": item["select"]} if item.get("select", "first") != "first" else {}),
+           **({"enablers": True} if item.get("enablers") else {}),
            "seed": item["seed"], "seconds": round(time.perf_counter() - t0, 2),
            "termination": doc["termination"], "final": doc["final"],
            "accepted": doc["accepted"], "library": doc["library"],
@@ -245,10 +247,14 @@ def label(run: dict) -> str:
     """The strategy a run is reported under: a skills run that offered the cards only (no
     catalogue tail, as every skills run did before the tail existed) is ``skills-cards``;
     one with the tail but no unproven offers (as before those existed) ``skills-proven``; a
-    run with a minimum gain gets it as a suffix (``skills@1.01``), and a skills run that
-    moves to the best of each round (``--select best``) ``+best`` (``skills+best@1.01``)."""
+    run with a minimum gain gets it as a suffix (``skills@1.01``), a skills run that
+    moves to the best of each round (``--select best``) ``+best`` (``skills+best@1.01``),
+    and one that times steps with the cards they make apply (``--enablers``) ``+enablers``
+    (``skills+best+enablers``)."""
     lib = run.get("library") or {}
     gain = f"@{run['min_gain']:g}" if run.get("min_gain", 1.0) != 1.0 else ""
+    if run.get("enablers"):
+        gain = "+enablers" + gain
     if run.get("select", "first") != "first":
         gain = f"+{run['select']}" + gain
     if run.get("strategy") == "skills" and not lib.get("catalogue"):
@@ -345,7 +351,7 @@ def _key(it: dict) -> tuple:
     """An item's key, as :func:`label` reports its run (a resumed experiment never takes a
     cards-only skills run for one with the catalogue tail)."""
     strat = label({"strategy": it["strategy"], "min_gain": it.get("min_gain", 1.0),
-                   "select": it.get("select", "first"),
+                   "select": it.get("select", "first"), "enablers": it.get("enablers"),
                    "library": {"catalogue": it.get("catalogue", True),
                                "unproven": it.get("unproven", True)}})
     return (it["target"]["name"] if isinstance(it["target"], dict) else it["target"],
@@ -364,8 +370,9 @@ def run_experiment(args) -> dict:
         return _write(args, out, *_merged(args.merge))
     if not getattr(args, "min_gain", 1.0) >= 1.0:
         raise ExperimentError("--min-gain must be 1 or more (a speedup: 1.01 asks for 1%)")
-    if getattr(args, "select", None) is not None and "skills" not in args.strategies:
-        raise ExperimentError("--select applies to the skills strategy, which is not run")
+    for flag in ("select", "enablers"):
+        if getattr(args, flag, None) and "skills" not in args.strategies:
+            raise ExperimentError(f"--{flag} applies to the skills strategy, which is not run")
     if not os.path.isdir(args.corpus):
         raise ExperimentError(f"{args.corpus}: not a directory")
     if not os.path.isdir(args.skills):
@@ -383,7 +390,8 @@ def run_experiment(args) -> dict:
               "trial_ms": args.trial_ms, "catalogue": getattr(args, "catalogue", True),
               "unproven": getattr(args, "unproven", True),
               "min_gain": getattr(args, "min_gain", 1.0),
-              "select": select if s == "skills" else "first"}
+              "select": select if s == "skills" else "first",
+              "enablers": bool(getattr(args, "enablers", False)) and s == "skills"}
              for t in tg for s in args.strategies for seed in args.seeds]
     # every finished run is kept in experiment.partial.json at once (atomically), so an
     # interrupted experiment resumes with --resume and recomputes nothing it reported

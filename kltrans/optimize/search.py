@@ -64,6 +64,11 @@ class OptimizeOptions:
     # for the skills strategy with the builtin filler on a GPU (adopted by the rule of
     # bench/results/select_best_plan.txt), else "first" (the only rule without timings)
     select: str | None = None
+    # skills, GPU: a correct candidate not faster alone (median at least ENABLER_FLOOR)
+    # whose rewrite makes a new card apply is timed again with that card's first offer on
+    # top; the pair is kept as one step when faster (a valley the walk crossed: grid-stride
+    # before vectorize-bytes). Off until measured (bench/results/enablers_plan.txt)
+    enablers: bool = False
     llm_base_url: str | None = None
     llm_model: str | None = None
     llm_timeout: float = 60.0
@@ -76,6 +81,12 @@ class OptimizeOptions:
     progress: bool = True
     executor: object = None  # a kltrans.gate.executor.Executor, when one is given
     checkpoint: str | None = None  # keep every gate verdict here; a rerun replays them
+
+
+# --enablers: how much slower alone a step may be and still be tried under another
+ENABLER_FLOOR = 0.9
+# --enablers: how many of the cards a step makes apply are tried on top of it
+ENABLER_TRIES = 3
 
 
 def content_hash(src: bytes) -> str:
@@ -410,6 +421,8 @@ def run(opts: OptimizeOptions) -> dict:
         raise OptimizeError("--min-gain must be 1 or more (a speedup: 1.01 asks for 1%)")
     if opts.select not in (None, "first", "best"):
         raise OptimizeError(f"unknown --select {opts.select!r} (first or best)")
+    if opts.enablers and opts.strategy != "skills":
+        raise OptimizeError("--enablers needs the skills strategy (it reads the cards' menu)")
     if opts.select == "best" and (opts.strategy != "skills" or opts.filler != "builtin"):
         raise OptimizeError("--select best needs the skills strategy with the builtin filler "
                             "(it reads the filler's rounds)")
@@ -482,7 +495,7 @@ def run(opts: OptimizeOptions) -> dict:
                       "backend": backend, "arch": opts.arch or "sm_90", "facts": facts,
                       "sizes": sizes, "seeds": list(wl.seeds), "seed": opts.seed,
                       "exclude_own": opts.exclude_own, "min_gain": opts.min_gain,
-                      "select": opts.select},
+                      "select": opts.select, "enablers": opts.enablers},
            "library": library, "start": {"hash": content_hash(src)}, "candidates": [],
            "accepted": [], "events": [], "termination": None}
     t0 = time.perf_counter()
@@ -493,7 +506,8 @@ def run(opts: OptimizeOptions) -> dict:
         "sizes": sizes, "bench_size": opts.bench_size, "trials": opts.trials,
         "trial_ms": opts.trial_ms, "arch": opts.arch, "assume": list(opts.assume),
         **({"min_gain": opts.min_gain} if opts.min_gain != 1.0 else {}),
-        **({"select": opts.select} if opts.select != "first" else {})})
+        **({"select": opts.select} if opts.select != "first" else {}),
+        **({"enablers": True} if opts.enablers else {})})
     if opts.progress and ck.replay:
         print(f"kltrans optimize: {opts.checkpoint}: resuming, {len(ck.replay)} gate "
               f"verdict(s) kept there", file=sys.stderr)
@@ -518,16 +532,25 @@ def run(opts: OptimizeOptions) -> dict:
     bar = _Progress(opts.progress, opts.budget, f"{opts.strategy} {wl.name}")
     # --select best: the candidates kept in this state's first round, each timed against
     # the current kernel; the search moves to the fastest when the round ends
-    contenders: list[tuple[float, dict, object, str, dict]] = []
+    contenders: list[tuple[float, dict, object, str, dict, dict | None]] = []
 
-    def accept(entry, after, h, g, gain, **why):
+    def accept(entry, after, h, g, gain, enabler=None, **why):
         """Move the search to candidate ``entry`` (``gain``: its median paired speedup
-        over the current kernel; None without a GPU)."""
+        over the current kernel; None without a GPU); ``enabler``: the step under it,
+        not faster alone (``--enablers``), recorded first."""
         nonlocal cur, cur_hash, unit, cur_code, speedup
         if gain is not None:
             speedup *= gain
         entry.update(verdict="accepted", **why,
                      speedup_vs_start=round(speedup, 4) if gain is not None else None)
+        if enabler is not None:
+            enabler.update(verdict="enabler", reason=f"not faster alone ({enabler['reason']}); "
+                           f"kept with {entry['spec']} on top (evaluation "
+                           f"{entry['evaluation']})")
+            doc["accepted"].append({"evaluation": evals, "found_at": enabler["evaluation"],
+                                    "spec": enabler["spec"], "site": enabler["site"],
+                                    "card": enabler.get("card"), "hash": enabler["after"],
+                                    "speedup_vs_start": None, "enabler": True})
         doc["accepted"].append({"evaluation": evals,
                                 **({"found_at": entry["evaluation"]} if why else {}),
                                 "spec": entry["spec"], "site": entry["site"],
@@ -541,7 +564,7 @@ def run(opts: OptimizeOptions) -> dict:
         if not contenders:
             return
         best = max(contenders, key=lambda c: c[0])  # ties: the first found
-        gain, entry, after, h, g = best
+        gain, entry, after, h, g, enabler = best
         for c in contenders:
             if c is not best:
                 c[1].update(verdict="outranked", stage="profile",
@@ -550,9 +573,133 @@ def run(opts: OptimizeOptions) -> dict:
                                    f"(median {gain})")
         n = len(contenders)
         contenders.clear()
-        accept(entry, after, h, g, gain,
+        accept(entry, after, h, g, gain, enabler=enabler,
                reason=f"the fastest of the {n} candidate(s) this round kept; the search "
                       f"moved to it after evaluation {evals}")
+
+    def consider(entry, base, p, site, pctx, enabler=None):
+        """Rewrite ``base`` with ``p`` at ``site`` and gate the result against the current
+        kernel (``enabler``: the entry whose rewrite ``base`` is, not faster alone). None
+        when no evaluation was spent (not applied, a kernel already seen, the same machine
+        code); else the outcome: ("slower", median, after) for a correct candidate not
+        faster in every trial, ("rejected",), ("kept",) or ("accepted",)."""
+        nonlocal evals
+        try:
+            after, rep = run_pass(base, p, pctx, only_site=site)
+        except Exception as e:
+            entry.update(verdict="not-applied", reason=f"{type(e).__name__}: {e}")
+            return None
+        if not rep.applied:
+            entry.update(verdict="not-applied", reason=next(
+                (r.reason for r in rep.sites if r.index == site), "no site"))
+            return None
+        h = content_hash(after.source)
+        if h in seen:
+            entry.update(verdict="duplicate", reason="gives a kernel already seen", after=h)
+            return None
+        seen.add(h)
+        kept = ck.get(f"{cur_hash}>{h}")
+        if kept is None:
+            # the machine code first: a rewrite that compiles to the current kernel's
+            # cubin (a pragma the compiler had applied already, a qualifier it did not
+            # need) cannot change its results or its speed; it is no evaluation
+            cg = _gate(after.source, name, wl, kernel, ne, sizes, backend, opts,
+                       ("compile",))
+            if cg["ok"] and cg.get("code") and cg["code"] == cur_code:
+                entry.update(verdict="same-code", after=h,
+                             reason="compiles to the machine code of the current kernel")
+                return None
+        evals += 1
+        entry["evaluation"] = evals
+        entry["after"] = h
+        if kept is not None:
+            entry["replayed"] = True
+            g, kept_m = kept["gate"], kept.get("paired")
+        else:
+            # on a GPU the correct stage runs in the timing's worker (one CUDA start-up);
+            # the compile is the one just made (the CPU backend's is a cache hit)
+            g = cg if backend == "cuda" else _gate(after.source, name, wl, kernel, ne,
+                                                   sizes, backend, opts,
+                                                   ("compile", "correct"))
+            kept_m = None
+            if not g["ok"] or backend != "cuda":
+                ck.put(f"{cur_hash}>{h}", {"gate": g})
+        entry["gate"] = g["stages"]
+        entry["seconds"] = round(time.perf_counter() - t0, 3)
+        if not g["ok"]:
+            entry.update(verdict="rejected", stage=g["fail"][0], reason=g["fail"][1])
+            bar.step(evals, f"rejected ({g['fail'][0]})")
+            return ("rejected",)
+        if backend != "cuda":
+            accept(entry, after, h, g, None, enabler=enabler)
+            return ("accepted",)
+        m = kept_m
+        if m is None:
+            m = _paired(cur, after.source, name, wl, opts, check=(sizes, list(wl.seeds)))
+            ck.put(f"{cur_hash}>{h}", {"gate": g, "paired": m})
+        entry["seconds"] = round(time.perf_counter() - t0, 3)
+        entry["phases"] = m.pop("phases", None)  # the timing worker's, in seconds
+        if m.get("traceback"):  # the worker raised: where, for the log
+            entry["traceback"] = m.pop("traceback")
+        if m.get("correct"):
+            entry["gate"].append(m.pop("correct"))
+            if entry["gate"][-1]["status"] != "pass":
+                entry.update(verdict="rejected", stage="correct",
+                             reason=entry["gate"][-1]["reason"])
+                bar.step(evals, "rejected (correct)")
+                return ("rejected",)
+        entry["effect"] = m
+        if not m["ok"] or not m["faster"]:
+            entry.update(verdict="rejected", stage="profile",
+                         reason=m.get("reason") or
+                         f"not faster in every trial (speedups {m['speedup_trials']})")
+            bar.step(evals, "not faster")
+            return ("slower", m["speedup_median"], after) if m["ok"] else ("rejected",)
+        if m["speedup_median"] < opts.min_gain:
+            entry.update(verdict="rejected", stage="profile",
+                         reason=f"faster in every trial, by less than --min-gain "
+                                f"{opts.min_gain:g} (median {m['speedup_median']})")
+            bar.step(evals, "below the minimum gain")
+            return ("rejected",)
+        if opts.select == "best":
+            entry.update(verdict="kept", reason="faster in every trial; the round goes on")
+            contenders.append((m["speedup_median"], entry, after, h, g, enabler))
+            bar.step(evals, "kept, the round goes on")
+            return ("kept",)
+        accept(entry, after, h, g, m["speedup_median"], enabler=enabler)
+        return ("accepted",)
+
+    def enabled(entry, base, after):
+        """--enablers: ``entry`` was correct but not faster alone; when its rewrite makes
+        cards apply that apply nowhere in the current kernel, their first offers (evidence
+        values; at most ENABLER_TRIES, in menu order) are tried on top of it in turn, each
+        pair gated and timed against the current kernel as one candidate (one evaluation
+        each), until one is kept."""
+        from kltrans.optimize.fillers import full_options
+        from kltrans.optimize.retrieve import configured
+        from kltrans.passes.registry import get_pass
+
+        au = parse(after.source, opts.kernel)
+        here = {o.card for o in proposer.menu(base, ctx, cur_hash)[0]}
+        new = [o for o in proposer.menu(au, ctx, entry["after"])[0]
+               if o.card not in here and o.card != entry.get("card") and not o.unproven]
+        for o in new[:ENABLER_TRIES]:
+            if evals >= opts.budget:
+                return
+            opts2 = full_options(o, {})
+            p2 = configured(get_pass(o.pass_name), opts2)
+            entry2 = {"n": len(tried) + 1, "state": cur_hash, "spec": p2.spec(),
+                      "pass": p2.name, "site": o.site, "forced": False, "card": o.card,
+                      "options": opts2, "location": o.location, "snippet": o.snippet,
+                      "offer": o.id, "round": entry.get("round"),
+                      "rank": o.summary.get("rank"), "enabled_by": entry["evaluation"],
+                      "via": entry["after"],
+                      "rationale": f"applies only after {entry['spec']} (evaluation "
+                                   f"{entry['evaluation']}, not faster alone): timed with it"}
+            tried.append(entry2)
+            out = consider(entry2, au, p2, o.site, ctx, enabler=entry)
+            if out is not None and out[0] in ("kept", "accepted"):
+                return
 
     try:
         while True:
@@ -590,95 +737,12 @@ def run(opts: OptimizeOptions) -> dict:
             entry = {"n": len(tried) + 1, "state": cur_hash, "spec": p.spec(), "pass": p.name,
                      "site": prop.site, "forced": prop.forced, **prop.meta}
             tried.append(entry)
-            try:
-                after, rep = run_pass(unit, p, forced_ctx if prop.forced else ctx,
-                                      only_site=prop.site)
-            except Exception as e:
-                entry.update(verdict="not-applied", reason=f"{type(e).__name__}: {e}")
-                idle += 1
-                continue
-            if not rep.applied:
-                entry.update(verdict="not-applied", reason=next(
-                    (r.reason for r in rep.sites if r.index == prop.site), "no site"))
-                idle += 1
-                continue
-            h = content_hash(after.source)
-            if h in seen:
-                entry.update(verdict="duplicate", reason="gives a kernel already seen",
-                             after=h)
-                idle += 1
-                continue
-            seen.add(h)
-            kept = ck.get(f"{cur_hash}>{h}")
-            if kept is None:
-                # the machine code first: a rewrite that compiles to the current kernel's
-                # cubin (a pragma the compiler had applied already, a qualifier it did not
-                # need) cannot change its results or its speed; it is no evaluation
-                cg = _gate(after.source, name, wl, kernel, ne, sizes, backend, opts,
-                           ("compile",))
-                if cg["ok"] and cg.get("code") and cg["code"] == cur_code:
-                    entry.update(verdict="same-code", after=h,
-                                 reason="compiles to the machine code of the current kernel")
-                    idle += 1
-                    continue
-            idle = 0
-            evals += 1
-            entry["evaluation"] = evals
-            entry["after"] = h
-            if kept is not None:
-                entry["replayed"] = True
-                g, kept_m = kept["gate"], kept.get("paired")
-            else:
-                # on a GPU the correct stage runs in the timing's worker (one CUDA start-up);
-                # the compile is the one just made (the CPU backend's is a cache hit)
-                g = cg if backend == "cuda" else _gate(after.source, name, wl, kernel, ne,
-                                                       sizes, backend, opts,
-                                                       ("compile", "correct"))
-                kept_m = None
-                if not g["ok"] or backend != "cuda":
-                    ck.put(f"{cur_hash}>{h}", {"gate": g})
-            entry["gate"] = g["stages"]
-            entry["seconds"] = round(time.perf_counter() - t0, 3)
-            if not g["ok"]:
-                entry.update(verdict="rejected", stage=g["fail"][0], reason=g["fail"][1])
-                bar.step(evals, f"rejected ({g['fail'][0]})")
-                continue
-            if backend == "cuda":
-                m = kept_m
-                if m is None:
-                    m = _paired(cur, after.source, name, wl, opts, check=(sizes, list(wl.seeds)))
-                    ck.put(f"{cur_hash}>{h}", {"gate": g, "paired": m})
-                entry["seconds"] = round(time.perf_counter() - t0, 3)
-                entry["phases"] = m.pop("phases", None)  # the timing worker's, in seconds
-                if m.get("traceback"):  # the worker raised: where, for the log
-                    entry["traceback"] = m.pop("traceback")
-                if m.get("correct"):
-                    entry["gate"].append(m.pop("correct"))
-                    if entry["gate"][-1]["status"] != "pass":
-                        entry.update(verdict="rejected", stage="correct",
-                                     reason=entry["gate"][-1]["reason"])
-                        bar.step(evals, "rejected (correct)")
-                        continue
-                entry["effect"] = m
-                if not m["ok"] or not m["faster"]:
-                    entry.update(verdict="rejected", stage="profile",
-                                 reason=m.get("reason") or
-                                 f"not faster in every trial (speedups {m['speedup_trials']})")
-                    bar.step(evals, "not faster")
-                    continue
-                if m["speedup_median"] < opts.min_gain:
-                    entry.update(verdict="rejected", stage="profile",
-                                 reason=f"faster in every trial, by less than --min-gain "
-                                        f"{opts.min_gain:g} (median {m['speedup_median']})")
-                    bar.step(evals, "below the minimum gain")
-                    continue
-                if opts.select == "best":
-                    entry.update(verdict="kept", reason="faster in every trial; the round "
-                                 "goes on")
-                    contenders.append((m["speedup_median"], entry, after, h, g))
-                    bar.step(evals, "kept, the round goes on")
-                    continue
-            accept(entry, after, h, g, m["speedup_median"] if backend == "cuda" else None)
+            base = unit
+            out = consider(entry, base, p, prop.site, forced_ctx if prop.forced else ctx)
+            idle = idle + 1 if out is None else 0
+            if out is not None and out[0] == "slower" and opts.enablers and \
+                    evals < opts.budget and out[1] >= ENABLER_FLOOR:
+                enabled(entry, base, out[2])
     finally:
         bar.close()
     doc["candidates"] = tried
