@@ -513,7 +513,10 @@ def _write(args, out: str, meta: dict, runs: list, vendors: dict) -> dict:
     summary = summarize(runs, vendors)
     doc = {**meta, "runs": runs, "vendors": vendors, **summary}
     os.makedirs(out, exist_ok=True)
-    atomic_write(os.path.join(out, "experiment.json"), json.dumps(doc, indent=1) + "\n")
+    # compact: the record is read by tools (the table beside it is for people), and a
+    # merged record of every run is megabytes that travel with the tree to the GPU box
+    atomic_write(os.path.join(out, "experiment.json"),
+                 json.dumps(doc, separators=(",", ":")) + "\n")
     text = render(doc)
     atomic_write(os.path.join(out, "experiment.txt"), text)
     if args.results:
