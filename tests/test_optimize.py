@@ -1066,3 +1066,51 @@ def test_enablers_time_a_step_with_the_card_it_makes_apply(monkeypatch):
                   "library": {"catalogue": True, "unproven": True}}) == "skills+best+enablers"
     it = {"target": "t", "strategy": "skills", "seed": 0, "select": "best"}
     assert _key({**it, "enablers": True}) != _key(it)
+
+
+def test_patience_stops_after_n_evaluations_that_kept_nothing(tmp_path, monkeypatch):
+    """--patience N ends the search when N evaluations in a row have kept no candidate:
+    here the first candidate timed is faster and every later one is not, so a search with
+    patience 3 stops after evaluation 4 (1 kept, then 3 not), where the budget would have
+    gone on to 8. The paired timing needs a GPU: a stand-in; the real CPU gate does the rest."""
+    import kltrans.gate.backends as backends
+    import kltrans.optimize.search as search
+    from kltrans.optimize.experiment import _key, label
+
+    real_gate, real_resolve = search._gate, backends.resolve_backend
+    monkeypatch.setattr(backends, "resolve_backend",
+                        lambda name: "cuda" if name == "auto" else real_resolve(name))
+    monkeypatch.setattr(search, "_gate", lambda src, name, wl, kernel, ne, sizes, backend, opts,
+                        stages=("compile", "correct"): real_gate(
+                            src, name, wl, kernel, ne, sizes, "cpu", opts, stages))
+    calls = []
+
+    def paired(*a, **k):
+        calls.append(1)
+        g = 1.2 if len(calls) == 1 else 0.99
+        return {"ok": True, "faster": g > 1, "best_ms": 1.0, "candidate_ms": 1 / g,
+                "speedup_median": g, "speedup_trials": [g] * 5}
+
+    monkeypatch.setattr(search, "_paired", paired)
+    k = tmp_path / "k.cu"
+    k.write_text(SAME_CODE_KERNEL)
+
+    def go(patience, budget=8):
+        calls.clear()
+        return run(OptimizeOptions(str(k), os.path.join(HELD, "gelu"), skills=SKILLS,
+                                   corpus=CORPUS, budget=budget, progress=False,
+                                   size_limit=20000, select="first", patience=patience))
+
+    doc = go(3)
+    assert doc["termination"] == {"kind": "patience", "evaluations": 4,
+                                  "reason": "3 evaluations in a row kept no candidate"}
+    timed = [c for c in doc["candidates"] if c.get("evaluation")]
+    assert [c["verdict"] for c in timed] == ["accepted", "rejected", "rejected", "rejected"]
+    assert doc["config"]["patience"] == 3
+    assert go(None)["termination"] == {"kind": "budget", "evaluations": 8}
+    with pytest.raises(OptimizeError, match="--patience must be 1 or more"):
+        go(0)
+    assert label({"strategy": "skills", "select": "best", "patience": 10,
+                  "library": {"catalogue": True, "unproven": True}}) == "skills+best+p10"
+    it = {"target": "t", "strategy": "skills", "seed": 0, "select": "best"}
+    assert _key({**it, "patience": 10}) != _key(it)

@@ -63,6 +63,9 @@ def register(sub) -> None:
                     help="skills, GPU: a correct candidate not faster alone whose rewrite makes "
                          "new cards apply is timed again with up to 3 of them on top (one "
                          "evaluation each); a pair faster than the current kernel is kept")
+    so.add_argument("--patience", type=int, default=None, metavar="N",
+                    help="stop when N evaluations in a row have kept no candidate (default: "
+                         "the budget alone ends the search)")
     so.add_argument("-o", "--output", default=None, metavar="OUT", help="write the optimized kernel")
     so.add_argument("--log", default=None, metavar="FILE", help="write the trajectory (JSON)")
     so.add_argument("--checkpoint", default=None, metavar="FILE",
@@ -114,6 +117,9 @@ def register(sub) -> None:
     se.add_argument("--enablers", action="store_true",
                     help="the skills strategy tries a step not faster alone with the card it "
                          "makes apply on top (reported as skills+enablers)")
+    se.add_argument("--patience", type=int, default=None, metavar="N",
+                    help="the skills strategy stops when N evaluations in a row kept no "
+                         "candidate (reported as skills+pN)")
     se.add_argument("--out", default=None, metavar="DIR", help="raw JSON (default bench/results)")
     se.add_argument("--results", default=None, metavar="FILE",
                     help="write the Markdown report here (e.g. docs/RESULTS.md)")
@@ -158,7 +164,7 @@ def cmd_optimize(args) -> int:
         trials=args.trials, trial_ms=args.trial_ms, llm_base_url=args.llm_base_url, llm_model=args.llm_model,
         llm_timeout=args.llm_timeout, llm_retries=args.llm_retries, fallback=args.fallback,
         checkpoint=args.checkpoint, min_gain=args.min_gain, select=args.select,
-        enablers=args.enablers,
+        enablers=args.enablers, patience=args.patience,
         progress=not args.quiet)
     try:
         doc = run(opts)

@@ -119,6 +119,7 @@ def optimize_task(item: dict) -> dict:
                            bench_size=t.get("bench_size"), min_gain=item.get("min_gain", 1.0),
                            select=item.get("select", "first"),
                            enablers=item.get("enablers", False),
+                           patience=item.get("patience"),
                            checkpoint=item.get("checkpoint"), progress=False)
     t0 = time.perf_counter()
     try:
@@ -130,6 +131,7 @@ def optimize_task(item: dict) -> dict:
            **({"min_gain": item["min_gain"]} if item.get("min_gain", 1.0) != 1.0 else {}),
            **({"select": item["select"]} if item.get("select", "first") != "first" else {}),
            **({"enablers": True} if item.get("enablers") else {}),
+           **({"patience": item["patience"]} if item.get("patience") else {}),
            "seed": item["seed"], "seconds": round(time.perf_counter() - t0, 2),
            "termination": doc["termination"], "final": doc["final"],
            "accepted": doc["accepted"], "library": doc["library"],
@@ -249,10 +251,13 @@ def label(run: dict) -> str:
     one with the tail but no unproven offers (as before those existed) ``skills-proven``; a
     run with a minimum gain gets it as a suffix (``skills@1.01``), a skills run that
     moves to the best of each round (``--select best``) ``+best`` (``skills+best@1.01``),
-    and one that times steps with the cards they make apply (``--enablers``) ``+enablers``
-    (``skills+best+enablers``)."""
+    one that times steps with the cards they make apply (``--enablers``) ``+enablers``
+    (``skills+best+enablers``), and one that stops after N evaluations in a row kept
+    nothing (``--patience N``) ``+pN`` (``skills+best+p10``)."""
     lib = run.get("library") or {}
     gain = f"@{run['min_gain']:g}" if run.get("min_gain", 1.0) != 1.0 else ""
+    if run.get("patience"):
+        gain = f"+p{run['patience']}" + gain
     if run.get("enablers"):
         gain = "+enablers" + gain
     if run.get("select", "first") != "first":
@@ -352,6 +357,7 @@ def _key(it: dict) -> tuple:
     cards-only skills run for one with the catalogue tail)."""
     strat = label({"strategy": it["strategy"], "min_gain": it.get("min_gain", 1.0),
                    "select": it.get("select", "first"), "enablers": it.get("enablers"),
+                   "patience": it.get("patience"),
                    "library": {"catalogue": it.get("catalogue", True),
                                "unproven": it.get("unproven", True)}})
     return (it["target"]["name"] if isinstance(it["target"], dict) else it["target"],
@@ -368,9 +374,11 @@ def run_experiment(args) -> dict:
         raise ExperimentError(f"{args.notes}: no such file (--notes)")  # before any run
     if getattr(args, "merge", None):
         return _write(args, out, *_merged(args.merge))
+    if getattr(args, "patience", None) is not None and args.patience < 1:
+        raise ExperimentError("--patience must be 1 or more (evaluations in a row)")
     if not getattr(args, "min_gain", 1.0) >= 1.0:
         raise ExperimentError("--min-gain must be 1 or more (a speedup: 1.01 asks for 1%)")
-    for flag in ("select", "enablers"):
+    for flag in ("select", "enablers", "patience"):
         if getattr(args, flag, None) and "skills" not in args.strategies:
             raise ExperimentError(f"--{flag} applies to the skills strategy, which is not run")
     if not os.path.isdir(args.corpus):
@@ -391,7 +399,8 @@ def run_experiment(args) -> dict:
               "unproven": getattr(args, "unproven", True),
               "min_gain": getattr(args, "min_gain", 1.0),
               "select": select if s == "skills" else "first",
-              "enablers": bool(getattr(args, "enablers", False)) and s == "skills"}
+              "enablers": bool(getattr(args, "enablers", False)) and s == "skills",
+              "patience": getattr(args, "patience", None) if s == "skills" else None}
              for t in tg for s in args.strategies for seed in args.seeds]
     # every finished run is kept in experiment.partial.json at once (atomically), so an
     # interrupted experiment resumes with --resume and recomputes nothing it reported

@@ -69,6 +69,10 @@ class OptimizeOptions:
     # top; the pair is kept as one step when faster (a valley the walk crossed: grid-stride
     # before vectorize-bytes). Off until measured (bench/results/enablers_plan.txt)
     enablers: bool = False
+    # stop when this many evaluations in a row have kept no candidate (none faster in
+    # every trial since the last one kept, or since the start): "patience". None: the
+    # budget alone ends the search. Off until measured (bench/results/patience_plan.txt)
+    patience: int | None = None
     llm_base_url: str | None = None
     llm_model: str | None = None
     llm_timeout: float = 60.0
@@ -421,6 +425,8 @@ def run(opts: OptimizeOptions) -> dict:
         raise OptimizeError("--min-gain must be 1 or more (a speedup: 1.01 asks for 1%)")
     if opts.select not in (None, "first", "best"):
         raise OptimizeError(f"unknown --select {opts.select!r} (first or best)")
+    if opts.patience is not None and opts.patience < 1:
+        raise OptimizeError("--patience must be 1 or more (evaluations in a row)")
     if opts.enablers and opts.strategy != "skills":
         raise OptimizeError("--enablers needs the skills strategy (it reads the cards' menu)")
     if opts.select == "best" and (opts.strategy != "skills" or opts.filler != "builtin"):
@@ -495,7 +501,8 @@ def run(opts: OptimizeOptions) -> dict:
                       "backend": backend, "arch": opts.arch or "sm_90", "facts": facts,
                       "sizes": sizes, "seeds": list(wl.seeds), "seed": opts.seed,
                       "exclude_own": opts.exclude_own, "min_gain": opts.min_gain,
-                      "select": opts.select, "enablers": opts.enablers},
+                      "select": opts.select, "enablers": opts.enablers,
+                      "patience": opts.patience},
            "library": library, "start": {"hash": content_hash(src)}, "candidates": [],
            "accepted": [], "events": [], "termination": None}
     t0 = time.perf_counter()
@@ -507,7 +514,8 @@ def run(opts: OptimizeOptions) -> dict:
         "trial_ms": opts.trial_ms, "arch": opts.arch, "assume": list(opts.assume),
         **({"min_gain": opts.min_gain} if opts.min_gain != 1.0 else {}),
         **({"select": opts.select} if opts.select != "first" else {}),
-        **({"enablers": True} if opts.enablers else {})})
+        **({"enablers": True} if opts.enablers else {}),
+        **({"patience": opts.patience} if opts.patience else {})})
     if opts.progress and ck.replay:
         print(f"kltrans optimize: {opts.checkpoint}: resuming, {len(ck.replay)} gate "
               f"verdict(s) kept there", file=sys.stderr)
@@ -527,6 +535,7 @@ def run(opts: OptimizeOptions) -> dict:
     seen = {cur_hash}
     tried: list[dict] = []
     evals = 0
+    last_kept = 0  # the evaluation of the last candidate kept (--patience)
     speedup = 1.0
     idle = 0
     bar = _Progress(opts.progress, opts.budget, f"{opts.strategy} {wl.name}")
@@ -583,7 +592,7 @@ def run(opts: OptimizeOptions) -> dict:
         when no evaluation was spent (not applied, a kernel already seen, the same machine
         code); else the outcome: ("slower", median, after) for a correct candidate not
         faster in every trial, ("rejected",), ("kept",) or ("accepted",)."""
-        nonlocal evals
+        nonlocal evals, last_kept
         try:
             after, rep = run_pass(base, p, pctx, only_site=site)
         except Exception as e:
@@ -631,6 +640,7 @@ def run(opts: OptimizeOptions) -> dict:
             bar.step(evals, f"rejected ({g['fail'][0]})")
             return ("rejected",)
         if backend != "cuda":
+            last_kept = evals
             accept(entry, after, h, g, None, enabler=enabler)
             return ("accepted",)
         m = kept_m
@@ -661,6 +671,7 @@ def run(opts: OptimizeOptions) -> dict:
                                 f"{opts.min_gain:g} (median {m['speedup_median']})")
             bar.step(evals, "below the minimum gain")
             return ("rejected",)
+        last_kept = evals
         if opts.select == "best":
             entry.update(verdict="kept", reason="faster in every trial; the round goes on")
             contenders.append((m["speedup_median"], entry, after, h, g, enabler))
@@ -710,6 +721,12 @@ def run(opts: OptimizeOptions) -> dict:
             if opts.time_budget is not None and time.perf_counter() - t0 >= opts.time_budget:
                 move_to_best()
                 doc["termination"] = {"kind": "time-budget", "evaluations": evals}
+                break
+            if opts.patience and evals - last_kept >= opts.patience:
+                move_to_best()
+                doc["termination"] = {"kind": "patience", "evaluations": evals,
+                                      "reason": f"{opts.patience} evaluations in a row kept "
+                                                "no candidate"}
                 break
             if idle >= 500:  # proposals that never reach the gate: stop, do not spin
                 move_to_best()

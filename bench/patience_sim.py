@@ -1,0 +1,96 @@
+"""What ``--patience N`` would have done to the recorded H200 searches, without a GPU.
+
+``--patience N`` stops a search when N evaluations in a row have kept no candidate (none
+faster in every paired trial since the last one kept). Cutting a search short only drops
+the end of its trajectory, so on a recorded run the rule can be replayed exactly up to the
+stop: the evaluations spent and wasted are counted from the record, and the speedup is the
+product of the paired medians of the steps accepted by then (``speedup_vs_start``), as the
+search itself reports it. That product stands in for the final side-by-side timing of the
+recorded runs (the "None" rows give both, for comparison). Nothing is timed here, and a
+new run would differ where timing noise turns a verdict; the plan that decides on the
+option reads real runs (bench/results/patience_plan.txt).
+
+    python bench/patience_sim.py [--record bench/results/experiment.json] [--label skills+best]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, ROOT)
+
+KEPT = ("accepted", "outranked", "kept")  # faster in every trial when it was timed
+
+
+def replay(run: dict, patience: int | None) -> tuple[float, int, int]:
+    """(speedup over the start, evaluations wasted, evaluations spent) of ``run`` had it
+    stopped by ``patience``."""
+    timed = sorted((c for c in run["candidates"] if c.get("evaluation")),
+                   key=lambda c: c["evaluation"])
+    last, spent = 0, (timed[-1]["evaluation"] if timed else 0)
+    for c in timed:
+        if c["verdict"] in KEPT:
+            last = c["evaluation"]
+        elif patience and c["evaluation"] - last >= patience:
+            spent = c["evaluation"]
+            break
+    # a step counts once it was found by then (--select best moves when the search stops)
+    acc = [a for a in run["accepted"] if a.get("found_at", a["evaluation"]) <= spent
+           and a.get("speedup_vs_start")]
+    wasted = sum(1 for c in timed if c["evaluation"] <= spent
+                 and c["verdict"] in ("rejected", "outranked"))
+    return (acc[-1]["speedup_vs_start"] if acc else 1.0), wasted, spent
+
+
+def main(argv=None) -> int:
+    from kltrans.optimize.experiment import label
+
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--record", default=os.path.join(ROOT, "bench", "results", "experiment.json"))
+    ap.add_argument("--label", default="skills+best")
+    ap.add_argument("--out", default=None, help="write the table here too")
+    args = ap.parse_args(argv)
+    doc = json.load(open(args.record, encoding="utf-8"))
+    measured = {(r["target"], r["strategy"]): r["speedup"] for r in doc["rows"]}
+    lines = [f"# python bench/patience_sim.py --label {args.label}  (record: "
+             f"{os.path.relpath(args.record, ROOT)})",
+             "# replayed from the recorded trajectories: nothing timed; speedup = product of "
+             "the accepted steps' paired medians", "",
+             f"{'set':8s} {'patience':>8s} {'runs':>4s} {'geomean':>8s} {'measured':>8s} "
+             f"{'wasted':>6s} {'spent':>5s}"]
+    for kind in ("corpus", "heldout"):
+        runs = [r for r in doc["runs"] if r.get("kind") == kind and label(r) == args.label]
+        if not runs:
+            continue
+        for k in (None, 20, 15, 12, 10, 8, 6, 5):
+            out = [replay(r, k) for r in runs]
+            geo = math.exp(sum(math.log(x[0]) for x in out) / len(out))
+            meas = ""
+            if k is None:
+                vals = [measured.get((r["target"], args.label)) for r in runs]
+                if all(vals):
+                    meas = f"{math.exp(sum(math.log(v) for v in vals) / len(vals)):.2f}"
+            lines.append(f"{kind:8s} {str(k or '-'):>8s} {len(runs):4d} {geo:8.2f} {meas:>8s} "
+                         f"{sum(x[1] for x in out):6d} {sum(x[2] for x in out):5d}")
+        for other in ("blind", "memory"):
+            a = doc["aggregate"].get(f"{kind}/{other}")
+            if a:
+                lines.append(f"{kind:8s} {other:>8s} {a['targets']:4d} "
+                             f"{a['geomean_speedup']:8.2f} {'':>8s} {a['wasted']:6d} "
+                             f"{a['evaluations']:5d}")
+    text = "\n".join(lines) + "\n"
+    print(text, end="")
+    if args.out:
+        from kltrans.syntax.files import atomic_write
+
+        atomic_write(args.out, text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
