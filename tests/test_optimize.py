@@ -1114,3 +1114,29 @@ def test_patience_stops_after_n_evaluations_that_kept_nothing(tmp_path, monkeypa
                   "library": {"catalogue": True, "unproven": True}}) == "skills+best+p10"
     it = {"target": "t", "strategy": "skills", "seed": 0, "select": "best"}
     assert _key({**it, "patience": 10}) != _key(it)
+
+
+def test_patience_replay_matches_the_record_and_cuts_where_the_search_would():
+    """bench/patience_sim.py: without a stop, the replay counts what the H200 record says
+    (evaluations spent and wasted per set); with one, it stops where --patience would."""
+    sys.path.insert(0, os.path.join(ROOT, "bench"))
+    from patience_sim import replay
+
+    from kltrans.optimize.experiment import label
+
+    doc = json.loads(open(os.path.join(ROOT, "bench", "results", "experiment.json")).read())
+    for kind in ("corpus", "heldout"):
+        runs = [r for r in doc["runs"] if r["kind"] == kind and label(r) == "skills+best"]
+        agg = doc["aggregate"][f"{kind}/skills+best"]
+        out = [replay(r, None) for r in runs]
+        assert (sum(x[1] for x in out), sum(x[2] for x in out)) == \
+            (agg["wasted"], agg["evaluations"])
+    c = [{"evaluation": 1, "verdict": "accepted"}, {"evaluation": 2, "verdict": "rejected"},
+         {"evaluation": 3, "verdict": "outranked"}, {"evaluation": 4, "verdict": "rejected"},
+         {"evaluation": 5, "verdict": "rejected"}, {"evaluation": 6, "verdict": "rejected"}]
+    run_ = {"candidates": c, "accepted": [{"evaluation": 1, "speedup_vs_start": 1.5},
+                                          {"evaluation": 6, "found_at": 6,
+                                           "speedup_vs_start": 2.0}]}
+    # kept at 3 (outranked later: wasted, as the record counts it); 4 and 5 keep nothing
+    assert replay(run_, 2) == (1.5, 4, 5)
+    assert replay(run_, None) == (2.0, 5, 6)
