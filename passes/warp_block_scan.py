@@ -235,6 +235,22 @@ def _layout(site, names, start, kvar) -> Verdict:
                        f"{tile} a tile)")
 
 
+def _auto_warps(site) -> str | None:
+    """``warps=auto``: the file's constant for the block's warps (a name with WARP in it
+    whose value is the launch header's block / 32; one ending in WARPS first), else the
+    number itself; None without a launch header of whole warps."""
+    from kltrans.syntax.contract import file_constants
+
+    b, _ = _block_size(site)
+    if b is None or not b or b[0] % 32:
+        return None
+    n = b[0] // 32
+    named = sorted(k for k, v in file_constants(site.unit).items()
+                   if v == n and "WARP" in k.upper())
+    named.sort(key=lambda k: not k.upper().endswith("WARPS"))
+    return named[0] if named else str(n)
+
+
 def _whole_warps(site, names) -> Verdict:
     b, why = _block_size(site)
     if b is None:
@@ -455,6 +471,8 @@ def _direct(site):
     names = dict(r[0])
     p = site.pass_
     names.update({k: getattr(p, k) for k in _FAST_ONLY})
+    if names["warps"] == "auto":
+        names["warps"] = _auto_warps(site) or "auto"
     ln = _load_nest(unit, fn, names["v"])
     if ln is None:
         return None, f"no load nest of {names['v']}"
@@ -532,7 +550,9 @@ class WarpBlockScan(Pass):
 
     Options: the names of the fast form: ``carry``, ``inc``, ``off``, ``up`` (warp scan),
     ``lane``, ``warp`` (the existing lane and warp locals), ``totals`` and ``warps`` (the
-    shared warp totals and the macro of the warp count), ``warp_prefix``, ``aggregate``,
+    shared warp totals and the macro of the warp count; ``auto``: the file's constant
+    with WARP in its name equal to the block's warps, else their number), ``warp_prefix``,
+    ``aggregate``,
     ``w``, ``t`` (block scan), ``shared`` (the shared tile prefix).
     """
 
@@ -559,7 +579,9 @@ class WarpBlockScan(Pass):
     lane: str = option("lane", Identifier(words=()), "lane index local")
     warp: str = option("warp", Identifier(words=()), "warp index local")
     totals: str = option("s_warp_total", Identifier(words=()), "shared warp totals")
-    warps: str = option("WARPS", Identifier(words=()), "macro: warps per block")
+    warps: str = option("auto", Identifier(), "macro: warps per block (auto: the file's "
+                        "*WARP* constant equal to the launch header's block / 32, else "
+                        "that number)")
     warp_prefix: str = option("warp_prefix", Identifier(words=()), "sum of earlier warps")
     aggregate: str = option("aggregate", Identifier(words=()), "the tile's total")
     w: str = option("w", Identifier(words=()), "block-scan loop index")

@@ -1,6 +1,6 @@
-// RUN: kltrans opt -p 'warp-block-scan' --assume 'no_alias(*)'
+// RUN: kltrans opt -p 'warp-block-scan{warps=WARPS}' --assume 'no_alias(*)'
 // CHECK-SKIP: whole-warps: WARPS is not a constant
-// The default warp-count macro WARPS is not defined here (the file calls it SC_WARPS).
+// The warp-count macro named, WARPS, is not defined here (the file calls it SC_WARPS).
 // kltrans: launch scan grid=ceil_div(n, 16384) block=256
 #include <stdint.h>
 
