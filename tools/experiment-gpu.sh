@@ -17,6 +17,10 @@
 #   EXP_DIR=bench/exp-roots SLOTS_PER_GPU=4 EXP_ARGS="--roots loo own --no-corpus --no-heldout \
 #     --strategies skills" bash tools/experiment-gpu.sh run
 #   (two sets in one call: run gpu-run.sh setup first, then each in the background, then wait)
+# before the first call of a new set, here (the baselines already timed are not timed again):
+#   EXP_DIR=bench/exp-x bash tools/experiment-gpu.sh seed [RECORD]   # RECORD: default
+#                                           # bench/results/experiment.json; its vendor, naive
+#                                           # and expert timings become the set's baselines
 # then here, after each call:
 #   bash tools/experiment-gpu.sh keep DIR   # DIR = the call's files_at: keeps its partial runs
 # and when every target is done (the run prints "complete"):
@@ -53,6 +57,23 @@ case "${1:-}" in
     # one archive per set: the device returns a limited number of files per call, and a
     # set's checkpoints alone can exceed it
     tar czf "$out.tgz" -C "$OUT" "$(basename "$EXP")" && rm -rf "$out" ;;
+  seed)
+    rec=${2:-bench/results/experiment.json}
+    [ -e "$EXP/experiment.partial.json" ] && { echo "$EXP/experiment.partial.json exists: not replaced" >&2; exit 2; }
+    grep -qx "/$EXP/" .git/info/exclude 2>/dev/null || echo "/$EXP/" >> .git/info/exclude
+    mkdir -p "$EXP"
+    .venv/bin/python - "$rec" "$EXP/experiment.partial.json" <<'PY'
+import json, sys
+from kltrans.syntax.files import atomic_write
+rec, out = sys.argv[1:]
+d = json.load(open(rec, encoding="utf-8"))
+base = d.get("vendors") or d.get("baselines") or {}
+atomic_write(out, json.dumps({"budget": d["budget"], "backend": d["backend"],
+                              "command": f"baselines from {rec}", "seconds": 0.0,
+                              "baselines": base, "runs": []}) + "\n")
+print(f"{out}: {len(base)} baselines from {rec}")
+PY
+    ;;
   keep)
     grep -qx "/$EXP/" .git/info/exclude 2>/dev/null || echo "/$EXP/" >> .git/info/exclude
     src=$(unpack "${2:?files_at of the call}")
@@ -65,5 +86,5 @@ case "${1:-}" in
     .venv/bin/kltrans experiment --merge bench/results/experiment.json --out bench/results \
       --results docs/RESULTS.md --notes docs/results-notes.md ;;
   *)
-    echo "usage: tools/experiment-gpu.sh run | keep DIR | report DIR" >&2; exit 2 ;;
+    echo "usage: tools/experiment-gpu.sh run | seed [RECORD] | keep DIR | report DIR" >&2; exit 2 ;;
 esac
