@@ -3,6 +3,7 @@
 #
 #   here:   bash tools/gpu-run.sh fetch     # download the wheels the GPU box lacks into .whl/
 #   there:  bash tools/gpu-run.sh setup     # install them into /tmp/site (first thing in a run)
+#   here:   bash tools/gpu-run.sh size [CARRY...]  # the call's upload against the 64 MiB limit
 #
 # A device run then looks like (carry: [".whl"]):
 #   bash tools/gpu-run.sh setup && export PYTHONPATH=/tmp/site:$PWD && python3 bench/gate_gpu.py --out $OUT
@@ -37,6 +38,15 @@ case "${1:-}" in
       --target /tmp/site .whl/*.whl
     touch /tmp/site/.kltrans-setup
     echo "installed into /tmp/site: $(ls /tmp/site | tr '\n' ' ')" ;;
+  size)
+    # what a device call uploads: tracked files, untracked ones git does not ignore, and the
+    # carried paths (here: .whl and any paths given); the device refuses more than 64 MiB
+    shift
+    total=$( { git ls-files -z --cached --others --exclude-standard; \
+               find .whl "$@" -type f -print0 2>/dev/null; } | xargs -0 du -cb 2>/dev/null \
+             | awk '$2 == "total" {s += $1} END {print s + 0}')
+    echo "upload: $(( total / 1048576 )) MiB of 64 MiB (tree and .whl${*:+ and $*})"
+    [ "$total" -le $(( 64 * 1048576 )) ] ;;
   *)
-    echo "usage: tools/gpu-run.sh fetch|setup" >&2; exit 2 ;;
+    echo "usage: tools/gpu-run.sh fetch|setup|size [CARRY...]" >&2; exit 2 ;;
 esac
