@@ -103,6 +103,16 @@ def targets(corpus: str, heldout: bool = True, own: bool = True, only=None,
     return out
 
 
+# the skills search's variants an item may carry, with the value that means "as the issue
+# asks" (a run records only the others, and is reported and resumed under them: label)
+VARIANTS = (("min_gain", 1.0), ("select", "first"), ("enablers", False), ("patience", None))
+
+
+def _variant(item: dict) -> dict:
+    """The variant options of ``item`` that differ from the plain search."""
+    return {k: item[k] for k, plain in VARIANTS if item.get(k, plain) != plain}
+
+
 def optimize_task(item: dict) -> dict:
     """One optimize run (plain data in and out: an executor may run it anywhere)."""
     from kltrans.optimize.search import OptimizeError, OptimizeOptions, run
@@ -116,10 +126,8 @@ def optimize_task(item: dict) -> dict:
                            trials=item.get("trials", 5), trial_ms=item.get("trial_ms", 100.0),
                            catalogue=item.get("catalogue", True),
                            unproven=item.get("unproven", True),
-                           bench_size=t.get("bench_size"), min_gain=item.get("min_gain", 1.0),
-                           select=item.get("select", "first"),
-                           enablers=item.get("enablers", False),
-                           patience=item.get("patience"),
+                           bench_size=t.get("bench_size"),
+                           **{k: item.get(k, plain) for k, plain in VARIANTS},
                            checkpoint=item.get("checkpoint"), progress=False)
     t0 = time.perf_counter()
     try:
@@ -128,10 +136,7 @@ def optimize_task(item: dict) -> dict:
         return {"ok": False, "target": t["name"], "strategy": item["strategy"],
                 "seed": item["seed"], "reason": str(e)}
     out = {"ok": True, "target": t["name"], "kind": t["kind"], "strategy": item["strategy"],
-           **({"min_gain": item["min_gain"]} if item.get("min_gain", 1.0) != 1.0 else {}),
-           **({"select": item["select"]} if item.get("select", "first") != "first" else {}),
-           **({"enablers": True} if item.get("enablers") else {}),
-           **({"patience": item["patience"]} if item.get("patience") else {}),
+           **_variant(item),
            "seed": item["seed"], "seconds": round(time.perf_counter() - t0, 2),
            "termination": doc["termination"], "final": doc["final"],
            "accepted": doc["accepted"], "library": doc["library"],
@@ -355,9 +360,7 @@ def summarize(runs: list[dict], vendors: dict) -> dict:
 def _key(it: dict) -> tuple:
     """An item's key, as :func:`label` reports its run (a resumed experiment never takes a
     cards-only skills run for one with the catalogue tail)."""
-    strat = label({"strategy": it["strategy"], "min_gain": it.get("min_gain", 1.0),
-                   "select": it.get("select", "first"), "enablers": it.get("enablers"),
-                   "patience": it.get("patience"),
+    strat = label({"strategy": it["strategy"], **_variant(it),
                    "library": {"catalogue": it.get("catalogue", True),
                                "unproven": it.get("unproven", True)}})
     return (it["target"]["name"] if isinstance(it["target"], dict) else it["target"],
