@@ -1,4 +1,4 @@
-"""What ``--patience N`` would have done to the recorded H200 searches, without a GPU.
+"""What ``--patience N`` and ``--offer-tries N`` would have done to the recorded H200 searches.
 
 ``--patience N`` stops a search when N evaluations in a row have kept no candidate (none
 faster in every paired trial since the last one kept). Cutting a search short only drops
@@ -9,6 +9,16 @@ search itself reports it. That product stands in for the final side-by-side timi
 recorded runs (the "None" rows give both, for comparison). Nothing is timed here, and a
 new run would differ where timing noise turns a verdict; the plan that decides on the
 option reads real runs (bench/results/patience_plan.txt).
+
+``--offer-tries N`` drops an offer (a card at a site) from a kernel state's menu once it
+has been gated there N times without being kept. Its replay skips those evaluations of
+the record; where a skipped one was kept, the record says nothing past it and the replay
+stops there (the steps found before it count). A real run would spend the budget the
+skips free on offers the record never reached, so "open" gives how many evaluations the
+rule still allows, at the record's end, on the offers the record shows in the final state
+(at most the budget left): what would be added to the waste if nothing more is kept then
+and that state's menu holds no other offer. Where the record ends inside the final state's
+first round, or right after a move, the menu holds more, so "open" is a lower bound there. The plan is bench/results/offer_tries_plan.txt.
 
     python bench/patience_sim.py [--record bench/results/experiment.json] [--label skills+best]
 """
@@ -47,6 +57,56 @@ def replay(run: dict, patience: int | None) -> tuple[float, int, int]:
     return (acc[-1]["speedup_vs_start"] if acc else 1.0), wasted, spent
 
 
+def _offer(c: dict) -> tuple:
+    return (c.get("card") or c["spec"].split("{")[0], c["site"])
+
+
+def _states(run: dict) -> list[int]:
+    """The kernel state of each candidate (0 = the start): the record keeps none, but the
+    search moved after each accepted step's ``evaluation``; a candidate not gated belongs
+    to the state of the last one gated before it."""
+    moves = sorted(a["evaluation"] for a in run["accepted"])
+    out, last = [], 0
+    for c in run["candidates"]:
+        e = c.get("evaluation")
+        out.append(sum(1 for m in moves if m < (e or last + 0.5)))
+        last = e or last
+    return out
+
+
+def replay_tries(run: dict, tries: int | None, budget: int = 30) -> tuple[float, int, int, int]:
+    """(speedup over the start, evaluations wasted, spent, open) of ``run`` had it gated
+    an offer at most ``tries`` times per kernel state without keeping it."""
+    states = _states(run)
+    rejected: dict = {}  # (state, offer) -> evaluations that kept nothing
+    spent = wasted = 0
+    stop = None
+    for c, st in zip(run["candidates"], states):
+        e = c.get("evaluation")
+        if not e:
+            continue
+        if tries and rejected.get((st, _offer(c)), 0) >= tries:
+            if c["verdict"] in KEPT:
+                stop = e
+                break
+            continue
+        spent += 1
+        if c["verdict"] in ("rejected", "outranked"):
+            wasted += 1
+        if c["verdict"] == "rejected":
+            rejected[st, _offer(c)] = rejected.get((st, _offer(c)), 0) + 1
+    open_ = 0
+    if tries and stop is None:
+        final = len(run["accepted"])  # the kernel the search ended on (its last move)
+        seen = {_offer(c) for c, st in zip(run["candidates"], states) if st == final}
+        open_ = min(budget - spent,
+                    sum(max(0, tries - rejected.get((final, o), 0)) for o in seen))
+    upto = stop - 1 if stop else float("inf")
+    acc = [a for a in run["accepted"] if a.get("found_at", a["evaluation"]) <= upto
+           and a.get("speedup_vs_start")]
+    return (acc[-1]["speedup_vs_start"] if acc else 1.0), wasted, spent, open_
+
+
 def main(argv=None) -> int:
     from kltrans.optimize.experiment import label
 
@@ -83,6 +143,22 @@ def main(argv=None) -> int:
                 lines.append(f"{kind:8s} {other:>8s} {a['targets']:4d} "
                              f"{a['geomean_speedup']:8.2f} {'':>8s} {a['wasted']:6d} "
                              f"{a['evaluations']:5d}")
+    lines += ["", "# --offer-tries N: an offer gated N times in one kernel state without being "
+              "kept leaves its menu",
+              "# open: evaluations the rule still allows at the record's end (the most the "
+              "waste could grow if nothing more is kept)", "",
+              f"{'set':8s} {'tries':>8s} {'runs':>4s} {'geomean':>8s} {'wasted':>6s} "
+              f"{'spent':>5s} {'open':>5s}"]
+    for kind in ("corpus", "heldout"):
+        runs = [r for r in doc["runs"] if r.get("kind") == kind and label(r) == args.label]
+        for k in (None, 4, 3, 2, 1):
+            out = [replay_tries(r, k, doc.get("budget", 30)) for r in runs]
+            if not out:
+                continue
+            geo = math.exp(sum(math.log(x[0]) for x in out) / len(out))
+            lines.append(f"{kind:8s} {str(k or '-'):>8s} {len(runs):4d} {geo:8.2f} "
+                         f"{sum(x[1] for x in out):6d} {sum(x[2] for x in out):5d} "
+                         f"{sum(x[3] for x in out):5d}")
     text = "\n".join(lines) + "\n"
     print(text, end="")
     if args.out:

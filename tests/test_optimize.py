@@ -1116,6 +1116,63 @@ def test_patience_stops_after_n_evaluations_that_kept_nothing(tmp_path, monkeypa
     assert _key({**it, "patience": 10}) != _key(it)
 
 
+def test_offer_tries_retire_an_offer_that_kept_nothing_in_this_state(monkeypatch):
+    """--offer-tries N: in one kernel state an offer (a card at a site) gated N times
+    without being kept leaves the menu, for every filler, and the search ends when none is
+    left ("exhausted", saying why) instead of exploring option values until the budget
+    ends. The paired timing needs a GPU: a stand-in finds nothing faster; the real CPU
+    gate does the rest."""
+    import collections
+
+    import kltrans.gate.backends as backends
+    import kltrans.optimize.search as search
+    from kltrans.optimize.experiment import _key, label
+
+    real_gate, real_resolve = search._gate, backends.resolve_backend
+    monkeypatch.setattr(backends, "resolve_backend",
+                        lambda name: "cuda" if name == "auto" else real_resolve(name))
+    monkeypatch.setattr(search, "_gate", lambda src, name, wl, kernel, ne, sizes, backend, opts,
+                        stages=("compile", "correct"): real_gate(
+                            src, name, wl, kernel, ne, sizes, "cpu", opts, stages))
+    monkeypatch.setattr(search, "_paired", lambda *a, **k: {
+        "ok": True, "faster": False, "best_ms": 1.0, "candidate_ms": 1 / 0.99,
+        "speedup_median": 0.99, "speedup_trials": [0.99] * 5})
+    gelu = os.path.join(HELD, "gelu")
+
+    def go(tries, budget):
+        doc = run(OptimizeOptions(os.path.join(gelu, "naive.cu"), gelu, skills=SKILLS,
+                                  corpus=CORPUS, budget=budget, progress=False,
+                                  size_limit=20000, offer_tries=tries))
+        timed = [c for c in doc["candidates"] if c.get("evaluation")]
+        return doc, collections.Counter((c["card"], c["site"]) for c in timed)
+
+    plain, n = go(None, 12)
+    assert plain["termination"] == {"kind": "budget", "evaluations": 12}
+    assert max(n.values()) > 2  # the filler goes on through an offer's option values
+    offers = {}
+    for tries in (1, 2):
+        doc, n = go(tries, 40)
+        offers[tries] = set(n)
+        assert max(n.values()) == tries and doc["accepted"] == []
+        assert doc["termination"]["kind"] == "exhausted"
+        assert doc["termination"]["evaluations"] == sum(n.values()) < 40
+        assert f"left the menu after {tries} evaluation(s) that kept nothing" in \
+            doc["termination"]["reason"]
+        assert doc["config"]["offer_tries"] == tries
+    # the limit retires offers, it does not skip them: both reach every offer
+    assert offers[1] == offers[2]
+    with pytest.raises(OptimizeError, match="--offer-tries must be 1 or more"):
+        go(0, 1)
+    with pytest.raises(OptimizeError, match="--offer-tries needs the skills strategy"):
+        run(OptimizeOptions(os.path.join(gelu, "naive.cu"), gelu, skills=SKILLS,
+                            corpus=CORPUS, budget=1, progress=False, strategy="memory",
+                            offer_tries=1))
+    assert label({"strategy": "skills", "select": "best", "patience": 10, "offer_tries": 1,
+                  "library": {"catalogue": True, "unproven": True}}) == "skills+best+p10+t1"
+    it = {"target": "t", "strategy": "skills", "seed": 0, "select": "best"}
+    assert _key({**it, "offer_tries": 1}) != _key(it)
+
+
 def test_patience_replay_matches_the_record_and_cuts_where_the_search_would():
     """bench/patience_sim.py: without a stop, the replay counts what the H200 record says
     (evaluations spent and wasted per set); with one, it stops where --patience would."""
@@ -1140,3 +1197,36 @@ def test_patience_replay_matches_the_record_and_cuts_where_the_search_would():
     # kept at 3 (outranked later: wasted, as the record counts it); 4 and 5 keep nothing
     assert replay(run_, 2) == (1.5, 4, 5)
     assert replay(run_, None) == (2.0, 5, 6)
+
+
+def test_offer_tries_replay_skips_what_the_limit_would_not_have_gated():
+    """bench/patience_sim.py's --offer-tries replay: without a limit it counts what the
+    record says; with one, the evaluations of an offer past the limit in its kernel state
+    are skipped, and the replay stops at a skipped one that was kept."""
+    sys.path.insert(0, os.path.join(ROOT, "bench"))
+    from patience_sim import replay, replay_tries
+
+    from kltrans.optimize.experiment import label
+
+    doc = json.loads(open(os.path.join(ROOT, "bench", "results", "experiment.json")).read())
+    for kind in ("corpus", "heldout"):
+        runs = [r for r in doc["runs"] if r["kind"] == kind and label(r) == "skills+best"]
+        assert [replay_tries(r, None)[:3] for r in runs] == [replay(r, None) for r in runs]
+
+    def c(e, card, verdict, site=1):
+        return {"evaluation": e, "card": card, "site": site, "verdict": verdict}
+
+    # state 0: a rejected three times, b once, then b kept (the search moves after 5);
+    # state 1: a rejected (a new state: a fresh count), then a kept at its second try
+    cands = [c(1, "a", "rejected"), c(2, "a", "rejected"), c(3, "a", "rejected"),
+             c(4, "b", "rejected"), {"card": "a", "site": 1, "verdict": "same-code"},
+             c(5, "b", "accepted"), c(6, "a", "rejected"), c(7, "a", "accepted")]
+    run_ = {"candidates": cands, "accepted": [{"evaluation": 5, "speedup_vs_start": 1.5},
+                                              {"evaluation": 7, "speedup_vs_start": 2.0}]}
+    assert replay_tries(run_, None) == (2.0, 5, 7, 0)
+    assert replay_tries(run_, 2) == (2.0, 4, 6, 0)  # a's third rejection in state 0 skipped
+    # b's second try (kept) is past a limit of 1: the record says nothing after it
+    assert replay_tries(run_, 1) == (1.0, 2, 2, 0)
+    # the allowance left at the end: the last state saw a rejected once, so one more try
+    run_["candidates"], run_["accepted"] = cands[:7], run_["accepted"][:1]
+    assert replay_tries(run_, 2, budget=30) == (1.5, 4, 5, 1)

@@ -66,6 +66,11 @@ def register(sub) -> None:
     so.add_argument("--patience", type=int, default=None, metavar="N",
                     help="stop when N evaluations in a row have kept no candidate (default: "
                          "the budget alone ends the search)")
+    so.add_argument("--offer-tries", type=int, default=None, metavar="N",
+                    help="skills: in one kernel state, an offer (a card at a site) gated N "
+                         "times without being kept leaves the menu; the search ends when "
+                         "none is left (default: the filler explores each offer's option "
+                         "values until the budget ends)")
     so.add_argument("-o", "--output", default=None, metavar="OUT", help="write the optimized kernel")
     so.add_argument("--log", default=None, metavar="FILE", help="write the trajectory (JSON)")
     so.add_argument("--checkpoint", default=None, metavar="FILE",
@@ -120,6 +125,9 @@ def register(sub) -> None:
     se.add_argument("--patience", type=int, default=None, metavar="N",
                     help="the skills strategy stops when N evaluations in a row kept no "
                          "candidate (reported as skills+pN)")
+    se.add_argument("--offer-tries", type=int, default=None, metavar="N",
+                    help="the skills strategy gates an offer at most N times per kernel "
+                         "state without keeping it (reported as skills+tN)")
     se.add_argument("--out", default=None, metavar="DIR", help="raw JSON (default bench/results)")
     se.add_argument("--results", default=None, metavar="FILE",
                     help="write the Markdown report here (e.g. docs/RESULTS.md)")
@@ -164,7 +172,7 @@ def cmd_optimize(args) -> int:
         trials=args.trials, trial_ms=args.trial_ms, llm_base_url=args.llm_base_url, llm_model=args.llm_model,
         llm_timeout=args.llm_timeout, llm_retries=args.llm_retries, fallback=args.fallback,
         checkpoint=args.checkpoint, min_gain=args.min_gain, select=args.select,
-        enablers=args.enablers, patience=args.patience,
+        enablers=args.enablers, patience=args.patience, offer_tries=args.offer_tries,
         progress=not args.quiet)
     try:
         doc = run(opts)

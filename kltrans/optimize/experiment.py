@@ -105,7 +105,8 @@ def targets(corpus: str, heldout: bool = True, own: bool = True, only=None,
 
 # the skills search's variants an item may carry, with the value that means "as the issue
 # asks" (a run records only the others, and is reported and resumed under them: label)
-VARIANTS = (("min_gain", 1.0), ("select", "first"), ("enablers", False), ("patience", None))
+VARIANTS = (("min_gain", 1.0), ("select", "first"), ("enablers", False), ("patience", None),
+            ("offer_tries", None))
 
 
 def _variant(item: dict) -> dict:
@@ -258,9 +259,12 @@ def label(run: dict) -> str:
     moves to the best of each round (``--select best``) ``+best`` (``skills+best@1.01``),
     one that times steps with the cards they make apply (``--enablers``) ``+enablers``
     (``skills+best+enablers``), and one that stops after N evaluations in a row kept
-    nothing (``--patience N``) ``+pN`` (``skills+best+p10``)."""
+    nothing (``--patience N``) ``+pN`` (``skills+best+p10``), and one that gates an offer
+    at most N times per kernel state (``--offer-tries N``) ``+tN`` (``skills+best+t1``)."""
     lib = run.get("library") or {}
     gain = f"@{run['min_gain']:g}" if run.get("min_gain", 1.0) != 1.0 else ""
+    if run.get("offer_tries"):
+        gain = f"+t{run['offer_tries']}" + gain
     if run.get("patience"):
         gain = f"+p{run['patience']}" + gain
     if run.get("enablers"):
@@ -379,11 +383,13 @@ def run_experiment(args) -> dict:
         return _write(args, out, *_merged(args.merge))
     if getattr(args, "patience", None) is not None and args.patience < 1:
         raise ExperimentError("--patience must be 1 or more (evaluations in a row)")
+    if getattr(args, "offer_tries", None) is not None and args.offer_tries < 1:
+        raise ExperimentError("--offer-tries must be 1 or more (evaluations of one offer)")
     if not getattr(args, "min_gain", 1.0) >= 1.0:
         raise ExperimentError("--min-gain must be 1 or more (a speedup: 1.01 asks for 1%)")
-    for flag in ("select", "enablers", "patience"):
+    for flag in ("select", "enablers", "patience", "offer_tries"):
         if getattr(args, flag, None) and "skills" not in args.strategies:
-            raise ExperimentError(f"--{flag} applies to the skills strategy, which is not run")
+            raise ExperimentError(f"--{flag.replace('_', '-')} applies to the skills strategy, which is not run")
     if not os.path.isdir(args.corpus):
         raise ExperimentError(f"{args.corpus}: not a directory")
     if not os.path.isdir(args.skills):
@@ -403,7 +409,8 @@ def run_experiment(args) -> dict:
               "min_gain": getattr(args, "min_gain", 1.0),
               "select": select if s == "skills" else "first",
               "enablers": bool(getattr(args, "enablers", False)) and s == "skills",
-              "patience": getattr(args, "patience", None) if s == "skills" else None}
+              "patience": getattr(args, "patience", None) if s == "skills" else None,
+              "offer_tries": getattr(args, "offer_tries", None) if s == "skills" else None}
              for t in tg for s in args.strategies for seed in args.seeds]
     # every finished run is kept in experiment.partial.json at once (atomically), so an
     # interrupted experiment resumes with --resume and recomputes nothing it reported

@@ -27,6 +27,7 @@ import os
 import random
 import sys
 import time
+from collections import Counter
 from dataclasses import dataclass, field
 
 SCHEMA = 1
@@ -73,6 +74,11 @@ class OptimizeOptions:
     # every trial since the last one kept, or since the start): "patience". None: the
     # budget alone ends the search. Off until measured (bench/results/patience_plan.txt)
     patience: int | None = None
+    # skills: in one kernel state, an offer (a card at a site) gated this many times
+    # without being kept leaves the menu; when every offer has left, the search ends
+    # ("exhausted"). None: the filler explores each offer's domain until the budget ends.
+    # Off until measured (bench/results/offer_tries_plan.txt)
+    offer_tries: int | None = None
     llm_base_url: str | None = None
     llm_model: str | None = None
     llm_timeout: float = 60.0
@@ -111,10 +117,11 @@ class SkillsProposer:
     preconditions checked all the same); the filler chooses."""
 
     def __init__(self, cards, target, profiles, filler, fallback=None, catalogue=False,
-                 unproven=False):
+                 unproven=False, offer_tries=None):
         self.cards, self.target, self.profiles = cards, target, profiles
         self.filler, self.fallback, self.catalogue = filler, fallback, catalogue
-        self.unproven = unproven
+        self.unproven, self.offer_tries = unproven, offer_tries
+        self.retired = 0  # offers the last proposal's menu left out (--offer-tries)
         self.events: list[dict] = []
         self._menus: dict[str, tuple] = {}
 
@@ -137,9 +144,16 @@ class SkillsProposer:
         from kltrans.optimize.menu import lost_key
 
         menu, _ = self.menu(unit, ctx, state)
+        mine = [t for t in tried if t.get("state") == state and "card" in t]
+        self.retired = 0
+        if self.offer_tries and menu:
+            spent = Counter((t["card"], t["site"]) for t in mine
+                            if t.get("verdict") == "rejected" and "enabled_by" not in t)
+            full = len(menu)
+            menu = [o for o in menu if spent[(o.card, o.site)] < self.offer_tries]
+            self.retired = full - len(menu)
         if not menu:
             return None
-        mine = [t for t in tried if t.get("state") == state and "card" in t]
         lost = frozenset(lost_key(t["card"], t["options"], t["snippet"]) for t in tried
                          if t.get("state") != state and "snippet" in t
                          and (t.get("verdict") == "same-code" or
@@ -427,6 +441,10 @@ def run(opts: OptimizeOptions) -> dict:
         raise OptimizeError(f"unknown --select {opts.select!r} (first or best)")
     if opts.patience is not None and opts.patience < 1:
         raise OptimizeError("--patience must be 1 or more (evaluations in a row)")
+    if opts.offer_tries is not None and opts.offer_tries < 1:
+        raise OptimizeError("--offer-tries must be 1 or more (evaluations of one offer)")
+    if opts.offer_tries and opts.strategy != "skills":
+        raise OptimizeError("--offer-tries needs the skills strategy (it reads the cards' menu)")
     if opts.enablers and opts.strategy != "skills":
         raise OptimizeError("--enablers needs the skills strategy (it reads the cards' menu)")
     if opts.select == "best" and (opts.strategy != "skills" or opts.filler != "builtin"):
@@ -479,7 +497,7 @@ def run(opts: OptimizeOptions) -> dict:
         filler = _make_filler(opts)
         proposer = SkillsProposer(cards, target, profiles, filler,
                                   "builtin" if opts.fallback == "builtin" else None,
-                                  opts.catalogue, opts.unproven)
+                                  opts.catalogue, opts.unproven, opts.offer_tries)
         library = {"dir": opts.skills, "cards": [c.id for c in cards],
                    "excluded_workloads": [wl.name] if opts.exclude_own else [],
                    "catalogue": opts.catalogue, "unproven": opts.unproven}
@@ -502,7 +520,7 @@ def run(opts: OptimizeOptions) -> dict:
                       "sizes": sizes, "seeds": list(wl.seeds), "seed": opts.seed,
                       "exclude_own": opts.exclude_own, "min_gain": opts.min_gain,
                       "select": opts.select, "enablers": opts.enablers,
-                      "patience": opts.patience},
+                      "patience": opts.patience, "offer_tries": opts.offer_tries},
            "library": library, "start": {"hash": content_hash(src)}, "candidates": [],
            "accepted": [], "events": [], "termination": None}
     t0 = time.perf_counter()
@@ -515,7 +533,8 @@ def run(opts: OptimizeOptions) -> dict:
         **({"min_gain": opts.min_gain} if opts.min_gain != 1.0 else {}),
         **({"select": opts.select} if opts.select != "first" else {}),
         **({"enablers": True} if opts.enablers else {}),
-        **({"patience": opts.patience} if opts.patience else {})})
+        **({"patience": opts.patience} if opts.patience else {}),
+        **({"offer_tries": opts.offer_tries} if opts.offer_tries else {})})
     if opts.progress and ck.replay:
         print(f"kltrans optimize: {opts.checkpoint}: resuming, {len(ck.replay)} gate "
               f"verdict(s) kept there", file=sys.stderr)
@@ -747,8 +766,12 @@ def run(opts: OptimizeOptions) -> dict:
                 move_to_best()  # the round is over: the next proposal is for the new state
                 continue
             if prop is None:
+                why = "the strategy has nothing more to propose"
+                if getattr(proposer, "retired", 0):
+                    why += (f" ({proposer.retired} offer(s) of this kernel state left the "
+                            f"menu after {opts.offer_tries} evaluation(s) that kept nothing)")
                 doc["termination"] = {"kind": "exhausted", "evaluations": evals,
-                                      "reason": "the strategy has nothing more to propose"}
+                                      "reason": why}
                 break
             p = prop.pass_obj
             entry = {"n": len(tried) + 1, "state": cur_hash, "spec": p.spec(), "pass": p.name,
