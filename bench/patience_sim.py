@@ -15,10 +15,12 @@ has been gated there N times without being kept. Its replay skips those evaluati
 the record; where a skipped one was kept, the record says nothing past it and the replay
 stops there (the steps found before it count). A real run would spend the budget the
 skips free on offers the record never reached, so "open" gives how many evaluations the
-rule still allows, at the record's end, on the offers the record shows in the final state
-(at most the budget left): what would be added to the waste if nothing more is kept then
-and that state's menu holds no other offer. Where the record ends inside the final state's
-first round, or right after a move, the menu holds more, so "open" is a lower bound there. The plan is bench/results/offer_tries_plan.txt.
+rule still allows in the kernel the record ended on (at most the budget left): every offer
+its menu has with this library (``final_menu``: cards, catalogue tail, near misses), less
+the evaluations the record spent there. That is what would be added to the waste if
+nothing more is kept; a real run that keeps something there moves on to a new menu. A
+replay that stopped early counts no "open" (its offers were reached in the record).
+The plan is bench/results/offer_tries_plan.txt.
 
     python bench/patience_sim.py [--record bench/results/experiment.json] [--label skills+best]
 """
@@ -74,9 +76,36 @@ def _states(run: dict) -> list[int]:
     return out
 
 
-def replay_tries(run: dict, tries: int | None, budget: int = 30) -> tuple[float, int, int, int]:
+def final_menu(run: dict, corpus: str, skills: str) -> set:
+    """The (card, site) offers of the kernel ``run`` ended on, as the skills strategy's
+    menu (cards, catalogue tail and near misses) has them with this library: the offers a
+    real run with ``--offer-tries`` could still gate there."""
+    from kltrans.gate.run import pick_kernel
+    from kltrans.optimize.retrieve import build_menu, corpus_profiles, load_library, \
+        workload_profile
+    from kltrans.optimize.search import OptimizeOptions, search_context
+    from kltrans.syntax import parse
+    from kltrans.workload.spec import load_workload
+
+    where = os.path.join(corpus, "heldout") if run["kind"] == "heldout" else corpus
+    wl = load_workload(os.path.join(where, run["target"]))
+    start = wl.kernel_path("naive")
+    unit = parse(run["final"]["source"].encode("utf-8"), start)
+    kernel, _ = pick_kernel(wl, start, unit, None)
+    _, ctx = search_context(OptimizeOptions(start, wl.path), wl, kernel)
+    cards = load_library(skills, (run.get("library") or {}).get("excluded_workloads", ()))
+    menu = build_menu(unit, ctx, cards, workload_profile(wl), corpus_profiles(corpus), [],
+                      catalogue=True, unproven=True)
+    return {(o.card, o.site) for o in menu}
+
+
+def replay_tries(run: dict, tries: int | None, budget: int = 30, menu: set | None = None,
+                 cards_only: bool = False) -> tuple[float, int, int, int]:
     """(speedup over the start, evaluations wasted, spent, open) of ``run`` had it gated
-    an offer at most ``tries`` times per kernel state without keeping it."""
+    an offer at most ``tries`` times per kernel state without keeping it. ``menu``: the
+    final kernel's offers (:func:`final_menu`), for an "open" that counts every offer
+    there, not only those the record reached. ``cards_only``: skip the catalogue tail and
+    the near misses too (``--no-catalogue --proven-only``)."""
     states = _states(run)
     rejected: dict = {}  # (state, offer) -> evaluations that kept nothing
     spent = wasted = 0
@@ -85,7 +114,8 @@ def replay_tries(run: dict, tries: int | None, budget: int = 30) -> tuple[float,
         e = c.get("evaluation")
         if not e:
             continue
-        if tries and rejected.get((st, _offer(c)), 0) >= tries:
+        if (tries and rejected.get((st, _offer(c)), 0) >= tries) or (cards_only and (
+                (c.get("card") or "").startswith("catalogue:") or c.get("unproven"))):
             if c["verdict"] in KEPT:
                 stop = e
                 break
@@ -99,6 +129,9 @@ def replay_tries(run: dict, tries: int | None, budget: int = 30) -> tuple[float,
     if tries and stop is None:
         final = len(run["accepted"])  # the kernel the search ended on (its last move)
         seen = {_offer(c) for c, st in zip(run["candidates"], states) if st == final}
+        seen |= menu or set()
+        if cards_only:  # the near misses cannot be told apart in a menu: count cards only
+            seen = {o for o in seen if not o[0].startswith("catalogue:")}
         open_ = min(budget - spent,
                     sum(max(0, tries - rejected.get((final, o), 0)) for o in seen))
     upto = stop - 1 if stop else float("inf")
@@ -107,12 +140,27 @@ def replay_tries(run: dict, tries: int | None, budget: int = 30) -> tuple[float,
     return (acc[-1]["speedup_vs_start"] if acc else 1.0), wasted, spent, open_
 
 
+def later_tries(run: dict) -> int:
+    """Evaluations of ``run`` that kept nothing at an offer's second or later evaluation in
+    the same kernel state (what ``--offer-tries 1`` would not gate)."""
+    n: dict = {}
+    later = 0
+    for c, st in zip(run["candidates"], _states(run)):
+        if not c.get("evaluation"):
+            continue
+        later += n.get((st, _offer(c)), 0) >= 1 and c["verdict"] in ("rejected", "outranked")
+        n[st, _offer(c)] = n.get((st, _offer(c)), 0) + 1
+    return later
+
+
 def main(argv=None) -> int:
     from kltrans.optimize.experiment import label
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--record", default=os.path.join(ROOT, "bench", "results", "experiment.json"))
     ap.add_argument("--label", default="skills+best")
+    ap.add_argument("--corpus", default=os.path.join(ROOT, "corpus"))
+    ap.add_argument("--skills", default=os.path.join(ROOT, "skills"))
     ap.add_argument("--out", default=None, help="write the table here too")
     args = ap.parse_args(argv)
     doc = json.load(open(args.record, encoding="utf-8"))
@@ -145,20 +193,30 @@ def main(argv=None) -> int:
                              f"{a['evaluations']:5d}")
     lines += ["", "# --offer-tries N: an offer gated N times in one kernel state without being "
               "kept leaves its menu",
-              "# open: evaluations the rule still allows at the record's end (the most the "
-              "waste could grow if nothing more is kept)", "",
+              "# open: evaluations the rule still allows in the final kernel's menu (what the "
+              "waste grows by if nothing more is kept)",
+              "# 1,cards: and the cards only, no catalogue tail or near misses (open: "
+              "every card offer, near misses too)", "",
               f"{'set':8s} {'tries':>8s} {'runs':>4s} {'geomean':>8s} {'wasted':>6s} "
               f"{'spent':>5s} {'open':>5s}"]
     for kind in ("corpus", "heldout"):
         runs = [r for r in doc["runs"] if r.get("kind") == kind and label(r) == args.label]
-        for k in (None, 4, 3, 2, 1):
-            out = [replay_tries(r, k, doc.get("budget", 30)) for r in runs]
+        menus = [final_menu(r, args.corpus, args.skills) for r in runs]
+        for k, cards in ((None, False), (4, False), (3, False), (2, False), (1, False),
+                         (1, True)):
+            out = [replay_tries(r, k, doc.get("budget", 30), m, cards)
+                   for r, m in zip(runs, menus)]
             if not out:
                 continue
             geo = math.exp(sum(math.log(x[0]) for x in out) / len(out))
-            lines.append(f"{kind:8s} {str(k or '-'):>8s} {len(runs):4d} {geo:8.2f} "
+            lines.append(f"{kind:8s} {str(k or '-') + (',cards' if cards else ''):>8s} "
+                         f"{len(runs):4d} {geo:8.2f} "
                          f"{sum(x[1] for x in out):6d} {sum(x[2] for x in out):5d} "
                          f"{sum(x[3] for x in out):5d}")
+        if runs:
+            lines.append(f"# {kind}: {sum(later_tries(r) for r in runs)} of the "
+                         f"{sum(replay(r, None)[1] for r in runs)} evaluations wasted were an "
+                         f"offer's second or later evaluation in its kernel state")
     text = "\n".join(lines) + "\n"
     print(text, end="")
     if args.out:

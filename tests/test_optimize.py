@@ -1204,7 +1204,7 @@ def test_offer_tries_replay_skips_what_the_limit_would_not_have_gated():
     record says; with one, the evaluations of an offer past the limit in its kernel state
     are skipped, and the replay stops at a skipped one that was kept."""
     sys.path.insert(0, os.path.join(ROOT, "bench"))
-    from patience_sim import replay, replay_tries
+    from patience_sim import later_tries, replay, replay_tries
 
     from kltrans.optimize.experiment import label
 
@@ -1224,9 +1224,13 @@ def test_offer_tries_replay_skips_what_the_limit_would_not_have_gated():
     run_ = {"candidates": cands, "accepted": [{"evaluation": 5, "speedup_vs_start": 1.5},
                                               {"evaluation": 7, "speedup_vs_start": 2.0}]}
     assert replay_tries(run_, None) == (2.0, 5, 7, 0)
+    assert later_tries(run_) == 2  # a's second and third rejections in state 0
     assert replay_tries(run_, 2) == (2.0, 4, 6, 0)  # a's third rejection in state 0 skipped
     # b's second try (kept) is past a limit of 1: the record says nothing after it
     assert replay_tries(run_, 1) == (1.0, 2, 2, 0)
     # the allowance left at the end: the last state saw a rejected once, so one more try
     run_["candidates"], run_["accepted"] = cands[:7], run_["accepted"][:1]
     assert replay_tries(run_, 2, budget=30) == (1.5, 4, 5, 1)
+    # offers of the last kernel's menu the record never reached count in full
+    assert replay_tries(run_, 2, budget=30, menu={("a", 1), ("b", 1)}) == (1.5, 4, 5, 3)
+    assert replay_tries(run_, 2, budget=6, menu={("a", 1), ("b", 1)}) == (1.5, 4, 5, 1)
