@@ -389,7 +389,8 @@ def run_experiment(args) -> dict:
         raise ExperimentError("--min-gain must be 1 or more (a speedup: 1.01 asks for 1%)")
     for flag in ("select", "enablers", "patience", "offer_tries"):
         if getattr(args, flag, None) and "skills" not in args.strategies:
-            raise ExperimentError(f"--{flag.replace('_', '-')} applies to the skills strategy, which is not run")
+            raise ExperimentError(f"--{flag.replace('_', '-')} applies to the skills strategy, "
+                                  "which is not run")
     if not os.path.isdir(args.corpus):
         raise ExperimentError(f"{args.corpus}: not a directory")
     if not os.path.isdir(args.skills):
