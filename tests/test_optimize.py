@@ -233,6 +233,52 @@ def test_cli_refuses_to_overwrite_the_input(tmp_path, capsys):
     assert src.read_text() == before
 
 
+def test_menu_shows_what_the_search_starts_from_and_what_it_leaves_out(tmp_path, capsys):
+    """--menu: the offers the skills search builds before its first evaluation (the first
+    candidate a real run gates is o1 with the options shown), and every card left out with
+    its reason: a failing precondition at a site, or no site at all. Nothing is gated."""
+    d = os.path.join(HELD, "gelu")
+    base = ["optimize", os.path.join(d, "naive.cu"), "--workload", d, "--skills", SKILLS,
+            "--corpus", CORPUS]
+    assert main(base + ["--menu", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    offers, refused = doc["offers"], doc["refused"]
+    assert [o["id"] for o in offers] == [f"o{i + 1}" for i in range(len(offers))]
+    kinds = [o["kind"] for o in offers]
+    assert kinds == sorted(kinds, key=["card", "catalogue", "near-miss"].index)
+    assert {"card", "catalogue", "near-miss"} <= set(kinds)
+    near = next(o for o in offers if o["kind"] == "near-miss")
+    assert near["unproven"]
+    # a site ruled out by a precondition names it; a card with no site says so
+    st = next(r for r in refused if r["card"] == "stage-transpose")
+    assert st["precondition"] == "naive-transpose" and st["reason"].startswith("fails:")
+    assert st["location"].startswith(os.path.join(d, "naive.cu") + ":")
+    pad = next(r for r in refused if r["card"] == "pad-smem")
+    assert pad["site"] is None and pad["reason"].startswith("no site in the kernel (anchor:")
+    # every card of the library is either offered or left out
+    lib = {c.id for c in load_library(SKILLS)}
+    assert lib <= {o["card"] for o in offers} | {r["card"] for r in refused}
+    # the search's first candidate is the menu's first offer, with its first options
+    log = tmp_path / "log.json"
+    assert main(base + ["--backend", "cpu", "--budget", "1", "--size-limit", "20000",
+                        "-q", "--log", str(log), "-o", str(tmp_path / "k.cu")]) == 0
+    first = json.loads(log.read_text())["candidates"][0]
+    o1 = offers[0]
+    assert (first["card"], first["site"]) == (o1["card"], o1["site"])
+    assert first["options"] == {n: v["default"] for n, v in o1["options"].items()}
+    capsys.readouterr()
+    assert main(base + ["--menu"]) == 0
+    text = capsys.readouterr().out
+    assert f"{len(offers)} offer(s):" in text and f"{len(refused)} left out:" in text
+    assert f"first {first['spec']}" in text
+    # usage errors: nothing to write, and no menu for the baselines
+    for extra, msg in ((["-o", str(tmp_path / "x.cu")], "-o does not go with it"),
+                       (["--strategy", "blind"], "--menu shows the skills strategy's menu")):
+        assert main(base + ["--menu"] + extra) == 2
+        assert msg in capsys.readouterr().err
+    assert not (tmp_path / "x.cu").exists()
+
+
 def test_starting_kernel_must_pass_the_gate(tmp_path):
     bad = tmp_path / "naive.cu"
     bad.write_text(open(os.path.join(HELD, "gelu", "naive.cu")).read().replace(

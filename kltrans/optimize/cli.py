@@ -77,6 +77,10 @@ def register(sub) -> None:
                     help="keep every gate verdict in FILE as it is reached; run the same "
                          "command again after an interruption and the search replays them "
                          "instead of gating again")
+    so.add_argument("--menu", action="store_true",
+                    help="skills: print the menu the search starts from (each offer: card, "
+                         "site, evidence, option values) and every card or catalogue pass "
+                         "left out with the reason, then stop; nothing is gated")
     so.add_argument("--json", action="store_true", help="print the trajectory as JSON")
     so.add_argument("-q", "--quiet", action="store_true", help="no progress")
     so.set_defaults(func=cmd_optimize)
@@ -151,7 +155,7 @@ def register(sub) -> None:
 
 def cmd_optimize(args) -> int:
     from kltrans.cli import UsageError
-    from kltrans.optimize.search import OptimizeError, OptimizeOptions, run
+    from kltrans.optimize.search import OptimizeError, OptimizeOptions, menu_report, run
     from kltrans.syntax.files import atomic_write
 
     if args.output and os.path.abspath(args.output) == os.path.abspath(args.kernel):
@@ -174,6 +178,18 @@ def cmd_optimize(args) -> int:
         checkpoint=args.checkpoint, min_gain=args.min_gain, select=args.select,
         enablers=args.enablers, patience=args.patience, offer_tries=args.offer_tries,
         progress=not args.quiet)
+    if args.menu:
+        for flag, given in (("-o", args.output), ("--log", args.log),
+                            ("--checkpoint", args.checkpoint)):
+            if given:
+                raise UsageError(f"--menu gates nothing and writes nothing; {flag} does not "
+                                 f"go with it")
+        try:
+            doc = menu_report(opts)
+        except OptimizeError as e:
+            raise UsageError(str(e)) from None
+        sys.stdout.write(json.dumps(doc, indent=1) + "\n" if args.json else render_menu(doc))
+        return 0
     try:
         doc = run(opts)
     except OptimizeError as e:
@@ -198,6 +214,46 @@ def cmd_optimize(args) -> int:
               f"(--fallback builtin goes on without it)", file=sys.stderr)
         return 1
     return 0
+
+
+def render_menu(doc: dict) -> str:
+    """``kltrans optimize --menu``'s text: the offers in the order the builtin filler takes
+    them (round one), then what was left out and why, one line each."""
+    from kltrans.passes.base import _fmt
+
+    lib = doc["library"]
+    kinds = [o["kind"] for o in doc["offers"]]
+    head = (f"{doc['kernel']}: {doc['kernel_name']}, workload {doc['workload']} "
+            f"({lib['cards']} cards from {lib['dir']}"
+            + (f", {', '.join(lib['excluded_workloads'])}'s own left out"
+               if lib["excluded_workloads"] else "")
+            + (", facts " + ", ".join(doc["facts"]) if doc["facts"] else "") + ")")
+    out = [head, f"{len(kinds)} offer(s): {kinds.count('card')} card(s), "
+                 f"{kinds.count('catalogue')} from the catalogue tail, "
+                 f"{kinds.count('near-miss')} near miss(es)"]
+    for o in doc["offers"]:
+        ev = ", ".join(f"{e['speedup']:g}x {e['workload']}" for e in o["effect"][:3]
+                       if e.get("speedup") is not None)
+        more = len(o["effect"]) - 3
+        what = {"card": f"evidence {ev}{f' (+{more} more)' if more > 0 else ''}" if ev
+                else "no measured effect",
+                "catalogue": "catalogue tail: no evidence",
+                "near-miss": "near miss: " + ", ".join(o["unproven"]) + " unknown, the gate "
+                             "decides"}[o["kind"]]
+        out.append(f"  {o['id']:<4} {o['card']:<30} {o['location']}: {what}")
+        tune = [f"{n} in {', '.join(_fmt(v) for v in o_['values'])}"
+                for n, o_ in o["options"].items() if o_["tune"] and len(o_["values"]) > 1]
+        first = ",".join(f"{n}={_fmt(o_['default'])}" for n, o_ in o["options"].items())
+        if first:
+            out.append(f"       first {o['pass']}{{{first}}}")
+        if tune:
+            out.append(f"       then  {'; '.join(tune)}, one at a time")
+    out.append(f"{len(doc['refused'])} left out:")
+    for r in doc["refused"]:
+        where = r.get("location") or doc["kernel"]
+        pre = f"{r['precondition']}: " if r.get("precondition") else ""
+        out.append(f"  {r['card']:<35} {where}: {pre}{r['reason']}")
+    return "\n".join(out) + "\n"
 
 
 def cmd_experiment(args) -> int:

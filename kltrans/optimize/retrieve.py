@@ -280,7 +280,9 @@ def build_menu(unit, ctx, cards: list[Card], target: dict, profiles: dict,
                rejected: list | None = None, catalogue: bool = False,
                unproven: bool = False) -> list[Offer]:
     """Offers for every (card, site) that applies, best evidence first. Sites ruled out by
-    a precondition are appended to ``rejected`` (card, site, precondition, reason).
+    a precondition are appended to ``rejected`` (card, site, precondition, reason), and so
+    are cards ruled out before any site: a feature they require or conflict with, no site
+    (site None).
 
     ``catalogue``: also offer, after every card, the optimize passes no card covers, under
     the same precondition checks (each pass's own "when"), in the catalogue's order; they
@@ -312,6 +314,14 @@ def build_menu(unit, ctx, cards: list[Card], target: dict, profiles: dict,
             if rejected is not None:
                 rejected.append({"card": card.id, "site": None,
                                  "reason": f"anchor: {type(e).__name__}: {e}"})
+            continue
+        if not sites:
+            if rejected is not None:
+                anchor = cls.anchor.describe()
+                if len(anchor) > 100:
+                    anchor = anchor[:97] + "..."
+                rejected.append({"card": card.id, "site": None,
+                                 "reason": f"no site in the kernel (anchor: {anchor})"})
             continue
         if card.id.startswith(CATALOGUE):  # below every card, in the catalogue's order
             rank, parts = -1000.0 - k, {"catalogue": True}

@@ -417,17 +417,76 @@ def search_context(opts: OptimizeOptions, wl, kernel: str | None):
         raise OptimizeError(f"--assume: {e}") from None
 
 
+def _start(opts: OptimizeOptions):
+    """(workload, source, parsed unit, kernel name, name expression) of the kernel to
+    optimize, each input's error as an OptimizeError."""
+    from kltrans.gate.run import GateUsageError, pick_kernel
+    from kltrans.syntax import parse
+    from kltrans.workload.spec import SpecError, load_workload
+
+    try:
+        wl = load_workload(opts.workload)
+    except (SpecError, OSError) as e:
+        raise OptimizeError(str(e)) from None
+    try:
+        src = open(opts.kernel, "rb").read()
+    except OSError as e:
+        raise OptimizeError(f"{opts.kernel}: cannot read: {e.strerror}") from None
+    unit = parse(src, opts.kernel)
+    if unit.has_errors:
+        raise OptimizeError(str(unit.parse_diagnostics()[0]))
+    try:
+        kernel, ne = pick_kernel(wl, opts.kernel, unit, opts.kernel_name)
+    except GateUsageError as e:
+        raise OptimizeError(str(e)) from None
+    return wl, src, unit, kernel, ne
+
+
+def menu_report(opts: OptimizeOptions) -> dict:
+    """The skills strategy's menu for ``opts.kernel``, and every card or catalogue pass it
+    leaves out with the reason (the feature, anchor or precondition that ruled it out), as
+    the search would build it before its first evaluation. Nothing is compiled or gated."""
+    from kltrans.optimize.retrieve import LibraryError, build_menu, corpus_profiles, \
+        load_library, workload_profile
+
+    if opts.strategy != "skills":
+        raise OptimizeError("--menu shows the skills strategy's menu (blind and memory have "
+                            "none)")
+    wl, _src, unit, kernel, _ne = _start(opts)
+    facts, ctx = search_context(opts, wl, kernel)
+    try:
+        cards = load_library(opts.skills, [wl.name] if opts.exclude_own else ())
+    except LibraryError as e:
+        raise OptimizeError(str(e)) from None
+    refused: list[dict] = []
+    menu = build_menu(unit, ctx, cards, workload_profile(wl), corpus_profiles(opts.corpus),
+                      refused, opts.catalogue, opts.unproven)
+    offers = []
+    for o in menu:
+        kind = "near-miss" if o.unproven else \
+            "catalogue" if o.summary.get("rank", {}).get("catalogue") else "card"
+        offers.append({"id": o.id, "card": o.card, "pass": o.pass_name, "site": o.site,
+                       "location": o.location, "kind": kind, "score": round(o.score, 4),
+                       "unproven": list(o.unproven), "effect": o.summary.get("effect", []),
+                       "options": {c.name: {"values": list(c.values), "default": c.default,
+                                            "tune": c.tune} for c in o.options}})
+    return {"kernel": opts.kernel, "kernel_name": kernel, "workload": wl.name,
+            "facts": facts, "arch": opts.arch or "sm_90",
+            "library": {"dir": opts.skills, "cards": len(cards),
+                        "excluded_workloads": [wl.name] if opts.exclude_own else [],
+                        "catalogue": opts.catalogue, "unproven": opts.unproven},
+            "offers": offers, "refused": refused}
+
+
 def run(opts: OptimizeOptions) -> dict:
     """Optimize ``opts.kernel``; returns the trajectory document."""
     from kltrans import __version__
     from kltrans.gate.backends import resolve_backend
-    from kltrans.gate.run import GateUsageError, pick_kernel
     from kltrans.lineage.walk import _sizes
     from kltrans.optimize.retrieve import LibraryError, corpus_profiles, load_library, \
         workload_profile
     from kltrans.passes.manager import run_pass
     from kltrans.syntax import parse
-    from kltrans.workload.spec import SpecError, load_workload
 
     if opts.strategy not in ("skills", "blind", "memory"):
         raise OptimizeError(f"unknown strategy {opts.strategy!r} (skills, blind or memory)")
@@ -450,21 +509,7 @@ def run(opts: OptimizeOptions) -> dict:
     if opts.select == "best" and (opts.strategy != "skills" or opts.filler != "builtin"):
         raise OptimizeError("--select best needs the skills strategy with the builtin filler "
                             "(it reads the filler's rounds)")
-    try:
-        wl = load_workload(opts.workload)
-    except (SpecError, OSError) as e:
-        raise OptimizeError(str(e)) from None
-    try:
-        src = open(opts.kernel, "rb").read()
-    except OSError as e:
-        raise OptimizeError(f"{opts.kernel}: cannot read: {e.strerror}") from None
-    unit = parse(src, opts.kernel)
-    if unit.has_errors:
-        raise OptimizeError(str(unit.parse_diagnostics()[0]))
-    try:
-        kernel, ne = pick_kernel(wl, opts.kernel, unit, opts.kernel_name)
-    except GateUsageError as e:
-        raise OptimizeError(str(e)) from None
+    wl, src, unit, kernel, ne = _start(opts)
     try:
         backend = resolve_backend(opts.backend)
     except ValueError as e:
