@@ -144,6 +144,70 @@ def _local_targets(site) -> list:
             if not lp.restrict]
 
 
+def _mentions(unit, node, name: str) -> bool:
+    return node is not None and any(n.type == "identifier" and unit.text(n) == name
+                                    for n in unit.walk(node))
+
+
+def _const_blocker(site, name: str):
+    """The first use of pointer parameter ``name`` that would not accept a pointer to
+    const (None when there is none): a pointer variable declared or assigned from it
+    without ``const``, a call passing it where a device function of the unit takes a
+    non-const pointer, a ``reinterpret_cast``/``static_cast`` of it to a non-const
+    pointer. Adding ``const`` there is a compile error even though nothing writes
+    through it (a view declared and never used, a helper that only reads)."""
+    from kltrans.analysis.affine import _unit_info
+    from kltrans.analysis.barriers import _call_name
+
+    unit, fn = site.unit, site.function
+    info = _unit_info(unit)
+    body = fn.body if fn.body is not None else fn.node
+    # pointer variables of the body declared without const: assigning ``name`` to one
+    nonconst_locals = {lp.name for lp in _local_pointers(unit, fn) if not any(
+        c.type == "type_qualifier" and unit.text(c) == "const" for c in lp.decl.children)}
+    for n in unit.walk(body):
+        if n.type == "init_declarator" and _mentions(unit, n.child_by_field_name("value"), name):
+            d = n.child_by_field_name("declarator")
+            decl = n.parent
+            if d is None or d.type != "pointer_declarator" or decl is None:
+                continue
+            ty = decl.child_by_field_name("type")
+            if ty is not None and unit.text(ty) in ("auto", "decltype(auto)"):
+                continue
+            if not any(c.type == "type_qualifier" and unit.text(c) == "const"
+                       for c in decl.children):
+                return n
+        elif n.type == "assignment_expression" and \
+                _mentions(unit, n.child_by_field_name("right"), name):
+            left = n.child_by_field_name("left")
+            if left is not None and left.type == "identifier" and \
+                    unit.text(left) in nonconst_locals:
+                return n
+        elif n.type == "call_expression":
+            callee, kind = _call_name(unit, n)
+            args = n.child_by_field_name("arguments")
+            argl = [a for a in args.named_children if a.type != "comment"] if args else []
+            if kind == "template" and callee in ("reinterpret_cast", "static_cast"):
+                targ = n.child_by_field_name("function").child_by_field_name("arguments")
+                t = unit.text(targ) if targ is not None else ""
+                if "*" in t and "const" not in t and argl and _mentions(unit, argl[0], name):
+                    return n
+                continue
+            for f in info.functions.get(callee, ()) if kind in ("identifier", "template",
+                                                                  "qualified") else ():
+                for i, a in enumerate(argl):
+                    if i < len(f.params) and (f.params[i].pointer or f.params[i].array) and \
+                            not f.params[i].const and _mentions(unit, a, name):
+                        return n
+    return None
+
+
+def _gets_const(site, p) -> bool:
+    """Whether ``const`` is added to parameter ``p`` (read-only, not const yet, and every
+    use of it accepts a pointer to const)."""
+    return not p.const and p.written is False and _const_blocker(site, p.name) is None
+
+
 # ------------------------------------------------------------------ preconditions
 def _has_targets(site, ctx) -> Verdict:
     ptrs = _params(site)
@@ -213,7 +277,10 @@ class RestrictPointers(Pass):
     left alone.
 
     Options: ``const`` (default true): also add ``const`` to the pointee of the read-only
-    pointers it restricts when it is missing.
+    pointers it restricts when it is missing, and where every use of the pointer accepts a
+    pointer to const (not where it initializes or is assigned to a non-const pointer
+    variable, is passed to a device function's non-const pointer parameter, or is cast to
+    a non-const pointer: that would not compile).
 
     Round trip: ``inverse_for`` gives ``unrestrict-pointers{params=...}`` naming exactly
     the pointers restricted here, with ``const=true`` when every read-only one lacked
@@ -242,8 +309,7 @@ class RestrictPointers(Pass):
         edits = []
         for p in _targets(site):
             edits.extend(_restrict_edits(site.unit, _decl(site, p.name),
-                                         add_const=self.const and not p.const
-                                         and p.written is False))
+                                         add_const=self.const and _gets_const(site, p)))
         for lp in _local_targets(site):
             star = next(c for c in lp.ptr.children if c.type == "*")
             edits.append(Edit.insert(star.end_byte, " __restrict__"))
@@ -251,7 +317,10 @@ class RestrictPointers(Pass):
 
     def inverse_for(self, site, ctx):
         targets = _targets(site)
-        read_only = [p for p in targets if p.written is False]
+        # the read-only pointers const may be added to (a use that needs a non-const
+        # pointer keeps its parameter out of it, either way)
+        read_only = [p for p in targets if p.written is False
+                     and (p.const or _const_blocker(site, p.name) is None)]
         drop = self.const and bool(read_only) and all(not p.const for p in read_only)
         every = [p.name for p in _params(site)]
         names = [p.name for p in targets]
