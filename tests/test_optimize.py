@@ -731,10 +731,12 @@ def test_experiment_queues_baselines_with_the_runs(tmp_path, monkeypatch):
     assert [it["target"]["name"] for it in seen["items"][1:]] == ["scan@root", "scan@root+own"]
     assert seen["items"][0]["target"]["bench_size"] == {"n": 262144}
     # each run keeps its verdicts in OUT/checkpoints until it is kept (then the folder goes);
-    # on a GPU the skills strategy moves to the best of each round unless told otherwise
-    assert seen["items"][1]["select"] == "best"
+    # on a GPU the skills strategy moves to the best of each round, times enablers and
+    # gates an offer once per state, unless told otherwise (search_defaults)
+    assert (seen["items"][1]["select"], seen["items"][1]["enablers"],
+            seen["items"][1]["offer_tries"]) == ("best", True, 1)
     assert seen["items"][1]["checkpoint"] == str(tmp_path / "checkpoints" /
-                                                 "scan@root-skills+best-0.json")
+                                                 "scan@root-skills+best+enablers+t1-0.json")
     assert not (tmp_path / "checkpoints").exists()
     assert seen["kept"] == [(1, []), (2, []), (2, ["scan@root", "scan@root+own"])]
     assert [r["target"] for r in rc_doc["runs"]] == ["scan@root", "scan@root+own"]
@@ -931,6 +933,19 @@ def test_headline_table_in_the_results_notes_is_the_recorded_one():
         line = (f"| {label}, geomean speedup over naive | {g['skills']}{star} | "
                 f"**{g['skills+best']}** | {g['blind']} | {g['memory']}{star} |")
         assert line in notes, line
+    # the variants' table (--offer-tries, --enablers, --patience and the adopted pair)
+    cols = ("skills+best", "skills+best+t1", "skills+best+enablers", "skills+best+p10",
+            "skills+best+enablers+t1", "blind", "memory")
+    a = {s: doc["aggregate"][f"corpus/{s}"] for s in cols}
+    geo = [f"{a[s]['geomean_speedup']:.2f}×" for s in cols]
+    geo[4] = f"**{geo[4]}**"
+    assert f"| geomean speedup over naive | {' | '.join(geo)} |" in notes
+    waste = [f"{a[s]['wasted']} / {a[s]['evaluations']}" for s in cols]
+    waste[4] = f"**{waste[4]}**"
+    assert f"| wasted / spent | {' | '.join(waste)} |" in notes
+    h = doc["aggregate"]["heldout/skills+best+t1"]
+    assert f"{h['geomean_speedup']:.2f}× (skills+best 3.47×" in notes
+    assert f"{h['wasted']} wasted of {h['evaluations']} spent" in notes
     # both records are runs after the pragma fix: every run has its same-code count (the
     # first two root runs were made before the count was recorded)
     assert all(r.get("same_code") is not None for r in head["rows"] + doc["rows"]
@@ -1043,8 +1058,11 @@ def test_select_best_times_the_round_and_moves_to_the_fastest(tmp_path, monkeypa
     assert dflt["config"]["select"] == "best"
     assert [(c["spec"], c["verdict"]) for c in dflt["candidates"]] == \
         [(c["spec"], c["verdict"]) for c in best["candidates"]]
-    assert go(None, budget=1, strategy="blind")["config"]["select"] == "first"
-    assert go(None, budget=1, backend="cpu")["config"]["select"] == "first"
+    # with it, the other variants adopted for that configuration (search_defaults)
+    assert (dflt["config"]["enablers"], dflt["config"]["offer_tries"]) == (True, 1)
+    for kw in ({"strategy": "blind"}, {"backend": "cpu"}):
+        cfg = go(None, budget=1, **kw)["config"]
+        assert (cfg["select"], cfg["enablers"], cfg["offer_tries"]) == ("first", False, None)
     # the experiment reports and resumes such runs apart
     assert label({"strategy": "skills", "select": "best", "min_gain": 1.01,
                   "library": {"catalogue": True, "unproven": True}}) == "skills+best@1.01"
@@ -1145,7 +1163,8 @@ def test_patience_stops_after_n_evaluations_that_kept_nothing(tmp_path, monkeypa
         calls.clear()
         return run(OptimizeOptions(str(k), os.path.join(HELD, "gelu"), skills=SKILLS,
                                    corpus=CORPUS, budget=budget, progress=False,
-                                   size_limit=20000, select="first", patience=patience))
+                                   size_limit=20000, select="first", patience=patience,
+                                   offer_tries=0))
 
     doc = go(3)
     assert doc["termination"] == {"kind": "patience", "evaluations": 4,
@@ -1188,13 +1207,16 @@ def test_offer_tries_retire_an_offer_that_kept_nothing_in_this_state(monkeypatch
     def go(tries, budget):
         doc = run(OptimizeOptions(os.path.join(gelu, "naive.cu"), gelu, skills=SKILLS,
                                   corpus=CORPUS, budget=budget, progress=False,
-                                  size_limit=20000, offer_tries=tries))
+                                  size_limit=20000, offer_tries=tries, enablers=False))
         timed = [c for c in doc["candidates"] if c.get("evaluation")]
         return doc, collections.Counter((c["card"], c["site"]) for c in timed)
 
-    plain, n = go(None, 12)
+    plain, n = go(0, 12)  # 0: no limit
     assert plain["termination"] == {"kind": "budget", "evaluations": 12}
     assert max(n.values()) > 2  # the filler goes on through an offer's option values
+    assert plain["config"]["offer_tries"] is None
+    # unasked, on a GPU with the builtin filler: once (search_defaults); elsewhere no limit
+    assert go(None, 12)[0]["config"]["offer_tries"] == 1
     offers = {}
     for tries in (1, 2):
         doc, n = go(tries, 40)
@@ -1207,8 +1229,8 @@ def test_offer_tries_retire_an_offer_that_kept_nothing_in_this_state(monkeypatch
         assert doc["config"]["offer_tries"] == tries
     # the limit retires offers, it does not skip them: both reach every offer
     assert offers[1] == offers[2]
-    with pytest.raises(OptimizeError, match="--offer-tries must be 1 or more"):
-        go(0, 1)
+    with pytest.raises(OptimizeError, match="--offer-tries must be 0 .no limit. or more"):
+        go(-1, 1)
     with pytest.raises(OptimizeError, match="--offer-tries needs the skills strategy"):
         run(OptimizeOptions(os.path.join(gelu, "naive.cu"), gelu, skills=SKILLS,
                             corpus=CORPUS, budget=1, progress=False, strategy="memory",

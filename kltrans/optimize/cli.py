@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import sys
@@ -59,18 +60,20 @@ def register(sub) -> None:
                          "the state's first round too (each offer with its evidence values) "
                          "and move to the fastest kept (default with the builtin filler on "
                          "a GPU; first otherwise)")
-    so.add_argument("--enablers", action="store_true",
+    so.add_argument("--enablers", action=argparse.BooleanOptionalAction, default=None,
                     help="skills, GPU: a correct candidate not faster alone whose rewrite makes "
                          "new cards apply is timed again with up to 3 of them on top (one "
-                         "evaluation each); a pair faster than the current kernel is kept")
+                         "evaluation each); a pair faster than the current kernel is kept "
+                         "(default: on with the builtin filler on a GPU)")
     so.add_argument("--patience", type=int, default=None, metavar="N",
                     help="stop when N evaluations in a row have kept no candidate (default: "
                          "the budget alone ends the search)")
     so.add_argument("--offer-tries", type=int, default=None, metavar="N",
                     help="skills: in one kernel state, an offer (a card at a site) gated N "
                          "times without being kept leaves the menu; the search ends when "
-                         "none is left (default: the filler explores each offer's option "
-                         "values until the budget ends)")
+                         "none is left; 0: no limit, the filler explores each offer's option "
+                         "values until the budget ends (default: 1 with the builtin filler "
+                         "on a GPU, else no limit)")
     so.add_argument("-o", "--output", default=None, metavar="OUT", help="write the optimized kernel")
     so.add_argument("--log", default=None, metavar="FILE", help="write the trajectory (JSON)")
     so.add_argument("--checkpoint", default=None, metavar="FILE",
@@ -123,15 +126,17 @@ def register(sub) -> None:
                     help="the skills strategy's step: first candidate kept, or the fastest "
                          "of each state's first round (reported as skills+best; the default "
                          "on a GPU)")
-    se.add_argument("--enablers", action="store_true",
+    se.add_argument("--enablers", action=argparse.BooleanOptionalAction, default=None,
                     help="the skills strategy tries a step not faster alone with the card it "
-                         "makes apply on top (reported as skills+enablers)")
+                         "makes apply on top (reported as skills+enablers; the default on a "
+                         "GPU)")
     se.add_argument("--patience", type=int, default=None, metavar="N",
                     help="the skills strategy stops when N evaluations in a row kept no "
                          "candidate (reported as skills+pN)")
     se.add_argument("--offer-tries", type=int, default=None, metavar="N",
                     help="the skills strategy gates an offer at most N times per kernel "
-                         "state without keeping it (reported as skills+tN)")
+                         "state without keeping it (reported as skills+tN; default 1 on a "
+                         "GPU; 0: no limit)")
     se.add_argument("--out", default=None, metavar="DIR", help="raw JSON (default bench/results)")
     se.add_argument("--results", default=None, metavar="FILE",
                     help="write the Markdown report here (e.g. docs/RESULTS.md)")

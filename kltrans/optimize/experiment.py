@@ -373,7 +373,7 @@ def _key(it: dict) -> tuple:
 
 def run_experiment(args) -> dict:
     from kltrans.gate.backends import resolve_backend
-    from kltrans.optimize.search import default_select
+    from kltrans.optimize.search import search_defaults
     from kltrans.syntax.files import atomic_write
 
     out = args.out or os.path.join("bench", "results")
@@ -383,8 +383,9 @@ def run_experiment(args) -> dict:
         return _write(args, out, *_merged(args.merge))
     if getattr(args, "patience", None) is not None and args.patience < 1:
         raise ExperimentError("--patience must be 1 or more (evaluations in a row)")
-    if getattr(args, "offer_tries", None) is not None and args.offer_tries < 1:
-        raise ExperimentError("--offer-tries must be 1 or more (evaluations of one offer)")
+    if getattr(args, "offer_tries", None) is not None and args.offer_tries < 0:
+        raise ExperimentError("--offer-tries must be 0 (no limit) or more (evaluations of one "
+                              "offer)")
     if not getattr(args, "min_gain", 1.0) >= 1.0:
         raise ExperimentError("--min-gain must be 1 or more (a speedup: 1.01 asks for 1%)")
     for flag in ("select", "enablers", "patience", "offer_tries"):
@@ -397,7 +398,12 @@ def run_experiment(args) -> dict:
         raise ExperimentError(f"{args.skills}: not a directory (the skill library)")
     backend = resolve_backend(args.backend)
     # the skills strategy's step rule (blind and memory always take the first kept)
-    select = getattr(args, "select", None) or default_select("skills", "builtin", backend)
+    dflt = search_defaults("skills", "builtin", backend)
+    select = getattr(args, "select", None) or dflt["select"]
+    enablers = getattr(args, "enablers", None)
+    enablers = dflt["enablers"] if enablers is None else enablers
+    tries = getattr(args, "offer_tries", None)
+    tries = dflt["offer_tries"] if tries is None else (tries or None)  # 0: no limit
     tg = targets(args.corpus, heldout=not args.no_heldout, own=not args.no_corpus, only=args.only,
                  roots=getattr(args, "roots", None))
     if not tg:
@@ -409,9 +415,9 @@ def run_experiment(args) -> dict:
               "unproven": getattr(args, "unproven", True),
               "min_gain": getattr(args, "min_gain", 1.0),
               "select": select if s == "skills" else "first",
-              "enablers": bool(getattr(args, "enablers", False)) and s == "skills",
+              "enablers": bool(enablers) and s == "skills",
               "patience": getattr(args, "patience", None) if s == "skills" else None,
-              "offer_tries": getattr(args, "offer_tries", None) if s == "skills" else None}
+              "offer_tries": tries if s == "skills" else None}
              for t in tg for s in args.strategies for seed in args.seeds]
     # every finished run is kept in experiment.partial.json at once (atomically), so an
     # interrupted experiment resumes with --resume and recomputes nothing it reported

@@ -68,16 +68,18 @@ class OptimizeOptions:
     # skills, GPU: a correct candidate not faster alone (median at least ENABLER_FLOOR)
     # whose rewrite makes a new card apply is timed again with that card's first offer on
     # top; the pair is kept as one step when faster (a valley the walk crossed: grid-stride
-    # before vectorize-bytes). Off until measured (bench/results/enablers_plan.txt)
-    enablers: bool = False
+    # before vectorize-bytes). None: on for the skills strategy with the builtin filler on
+    # a GPU (adopted by the rule of bench/results/enablers_plan.txt), else off
+    enablers: bool | None = None
     # stop when this many evaluations in a row have kept no candidate (none faster in
     # every trial since the last one kept, or since the start): "patience". None: the
-    # budget alone ends the search. Off until measured (bench/results/patience_plan.txt)
+    # budget alone ends the search. Measured, not adopted (bench/results/patience_plan.txt)
     patience: int | None = None
     # skills: in one kernel state, an offer (a card at a site) gated this many times
     # without being kept leaves the menu; when every offer has left, the search ends
-    # ("exhausted"). None: the filler explores each offer's domain until the budget ends.
-    # Off until measured (bench/results/offer_tries_plan.txt)
+    # ("exhausted"). 0: no limit, the filler explores each offer's domain until the budget
+    # ends. None: 1 for the skills strategy with the builtin filler on a GPU (adopted by
+    # the rule of bench/results/offer_tries_plan.txt), else no limit
     offer_tries: int | None = None
     llm_base_url: str | None = None
     llm_model: str | None = None
@@ -500,8 +502,9 @@ def run(opts: OptimizeOptions) -> dict:
         raise OptimizeError(f"unknown --select {opts.select!r} (first or best)")
     if opts.patience is not None and opts.patience < 1:
         raise OptimizeError("--patience must be 1 or more (evaluations in a row)")
-    if opts.offer_tries is not None and opts.offer_tries < 1:
-        raise OptimizeError("--offer-tries must be 1 or more (evaluations of one offer)")
+    if opts.offer_tries is not None and opts.offer_tries < 0:
+        raise OptimizeError("--offer-tries must be 0 (no limit) or more (evaluations of one "
+                            "offer)")
     if opts.offer_tries and opts.strategy != "skills":
         raise OptimizeError("--offer-tries needs the skills strategy (it reads the cards' menu)")
     if opts.enablers and opts.strategy != "skills":
@@ -520,6 +523,13 @@ def run(opts: OptimizeOptions) -> dict:
     if opts.select is None:
         opts = dataclasses.replace(opts, select=default_select(opts.strategy, opts.filler,
                                                                backend))
+    dflt = search_defaults(opts.strategy, opts.filler, backend)
+    if opts.enablers is None:
+        opts = dataclasses.replace(opts, enablers=dflt["enablers"])
+    if opts.offer_tries is None:
+        opts = dataclasses.replace(opts, offer_tries=dflt["offer_tries"])
+    if opts.offer_tries == 0:
+        opts = dataclasses.replace(opts, offer_tries=None)
 
     if opts.bench_size is None:
         from kltrans.gate.run import variant_bench_size
@@ -847,11 +857,22 @@ def run(opts: OptimizeOptions) -> dict:
     return doc
 
 
+def search_defaults(strategy: str, filler: str, backend: str) -> dict:
+    """The skills search's variants when none is asked for. Each was adopted for the
+    skills strategy with the builtin filler on a GPU, where it was measured, by a rule
+    written down before its runs: ``select="best"`` (bench/results/select_best_plan.txt),
+    ``enablers`` (enablers_plan.txt) and ``offer_tries=1`` (offer_tries_plan.txt), the
+    three together measured on the corpus too (experiment_enablers_t1_corpus.txt).
+    Elsewhere the search is the issue's: the first candidate kept, no enablers, no limit
+    per offer (without a GPU nothing is timed; blind and memory keep their rule)."""
+    on = (strategy, filler, backend) == ("skills", "builtin", "cuda")
+    return {"select": "best" if on else "first", "enablers": on,
+            "offer_tries": 1 if on else None}
+
+
 def default_select(strategy: str, filler: str, backend: str) -> str:
-    """The step rule when none is asked for: ``best`` where it can act (the skills
-    strategy, the builtin filler's rounds, a GPU's timings; adopted by the rule written
-    down in bench/results/select_best_plan.txt), else ``first``."""
-    return "best" if (strategy, filler, backend) == ("skills", "builtin", "cuda") else "first"
+    """The step rule when none is asked for (:func:`search_defaults`)."""
+    return search_defaults(strategy, filler, backend)["select"]
 
 
 def _make_filler(opts: OptimizeOptions):
