@@ -30,6 +30,7 @@ def transitions():
     return out
 
 
+@pytest.mark.slow  # a sweep over every lineage step (about 80 s): run once, on 3.11
 def test_every_lineage_transition_is_explained_by_its_own_pass():
     trs = transitions()
     assert len(trs) >= 50  # the four committed lineages

@@ -48,6 +48,7 @@ CORPUS_SOURCES = sorted(
     for f in fs if f.endswith(".cu"))
 
 
+@pytest.mark.slow  # a sweep over every loop of every corpus kernel: run once, on 3.11
 @pytest.mark.parametrize("style", ["pragma", "manual"])
 def test_unroll_never_breaks_the_parse_of_a_corpus_kernel(style):
     """unroll, forced at every loop of every corpus kernel and lineage state, either
