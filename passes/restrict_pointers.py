@@ -320,7 +320,7 @@ class RestrictPointers(Pass):
         # the read-only pointers const may be added to (a use that needs a non-const
         # pointer keeps its parameter out of it, either way)
         read_only = [p for p in targets if p.written is False
-                     and (p.const or _const_blocker(site, p.name) is None)]
+                     and (p.const or _gets_const(site, p))]
         drop = self.const and bool(read_only) and all(not p.const for p in read_only)
         every = [p.name for p in _params(site)]
         names = [p.name for p in targets]

@@ -373,7 +373,7 @@ def _key(it: dict) -> tuple:
 
 def run_experiment(args) -> dict:
     from kltrans.gate.backends import resolve_backend
-    from kltrans.optimize.search import search_defaults
+    from kltrans.optimize.search import resolve_variants, variant_value_error
     from kltrans.syntax.files import atomic_write
 
     out = args.out or os.path.join("bench", "results")
@@ -381,13 +381,10 @@ def run_experiment(args) -> dict:
         raise ExperimentError(f"{args.notes}: no such file (--notes)")  # before any run
     if getattr(args, "merge", None):
         return _write(args, out, *_merged(args.merge))
-    if getattr(args, "patience", None) is not None and args.patience < 1:
-        raise ExperimentError("--patience must be 1 or more (evaluations in a row)")
-    if getattr(args, "offer_tries", None) is not None and args.offer_tries < 0:
-        raise ExperimentError("--offer-tries must be 0 (no limit) or more (evaluations of one "
-                              "offer)")
-    if not getattr(args, "min_gain", 1.0) >= 1.0:
-        raise ExperimentError("--min-gain must be 1 or more (a speedup: 1.01 asks for 1%)")
+    why = variant_value_error(getattr(args, "min_gain", 1.0), getattr(args, "patience", None),
+                              getattr(args, "offer_tries", None))
+    if why:  # before any run
+        raise ExperimentError(why)
     for flag in ("select", "enablers", "patience", "offer_tries"):
         if getattr(args, flag, None) and "skills" not in args.strategies:
             raise ExperimentError(f"--{flag.replace('_', '-')} applies to the skills strategy, "
@@ -397,13 +394,9 @@ def run_experiment(args) -> dict:
     if not os.path.isdir(args.skills):
         raise ExperimentError(f"{args.skills}: not a directory (the skill library)")
     backend = resolve_backend(args.backend)
-    # the skills strategy's step rule (blind and memory always take the first kept)
-    dflt = search_defaults("skills", "builtin", backend)
-    select = getattr(args, "select", None) or dflt["select"]
-    enablers = getattr(args, "enablers", None)
-    enablers = dflt["enablers"] if enablers is None else enablers
-    tries = getattr(args, "offer_tries", None)
-    tries = dflt["offer_tries"] if tries is None else (tries or None)  # 0: no limit
+    # the skills strategy's variants (blind and memory always take the first kept)
+    v = resolve_variants("skills", "builtin", backend, getattr(args, "select", None),
+                         getattr(args, "enablers", None), getattr(args, "offer_tries", None))
     tg = targets(args.corpus, heldout=not args.no_heldout, own=not args.no_corpus, only=args.only,
                  roots=getattr(args, "roots", None))
     if not tg:
@@ -414,10 +407,10 @@ def run_experiment(args) -> dict:
               "trial_ms": args.trial_ms, "catalogue": getattr(args, "catalogue", True),
               "unproven": getattr(args, "unproven", True),
               "min_gain": getattr(args, "min_gain", 1.0),
-              "select": select if s == "skills" else "first",
-              "enablers": bool(enablers) and s == "skills",
+              "select": v["select"] if s == "skills" else "first",
+              "enablers": bool(v["enablers"]) and s == "skills",
               "patience": getattr(args, "patience", None) if s == "skills" else None,
-              "offer_tries": tries if s == "skills" else None}
+              "offer_tries": v["offer_tries"] if s == "skills" else None}
              for t in tg for s in args.strategies for seed in args.seeds]
     # every finished run is kept in experiment.partial.json at once (atomically), so an
     # interrupted experiment resumes with --resume and recomputes nothing it reported

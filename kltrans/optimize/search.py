@@ -496,15 +496,11 @@ def run(opts: OptimizeOptions) -> dict:
         raise OptimizeError(f"unknown filler {opts.filler!r} (builtin or llm)")
     if opts.budget < 0:
         raise OptimizeError("--budget must be 0 or more")
-    if not opts.min_gain >= 1.0:
-        raise OptimizeError("--min-gain must be 1 or more (a speedup: 1.01 asks for 1%)")
+    why = variant_value_error(opts.min_gain, opts.patience, opts.offer_tries)
+    if why:
+        raise OptimizeError(why)
     if opts.select not in (None, "first", "best"):
         raise OptimizeError(f"unknown --select {opts.select!r} (first or best)")
-    if opts.patience is not None and opts.patience < 1:
-        raise OptimizeError("--patience must be 1 or more (evaluations in a row)")
-    if opts.offer_tries is not None and opts.offer_tries < 0:
-        raise OptimizeError("--offer-tries must be 0 (no limit) or more (evaluations of one "
-                            "offer)")
     if opts.offer_tries and opts.strategy != "skills":
         raise OptimizeError("--offer-tries needs the skills strategy (it reads the cards' menu)")
     if opts.enablers and opts.strategy != "skills":
@@ -520,16 +516,8 @@ def run(opts: OptimizeOptions) -> dict:
     facts, ctx = search_context(opts, wl, kernel)
     import dataclasses
 
-    if opts.select is None:
-        opts = dataclasses.replace(opts, select=default_select(opts.strategy, opts.filler,
-                                                               backend))
-    dflt = search_defaults(opts.strategy, opts.filler, backend)
-    if opts.enablers is None:
-        opts = dataclasses.replace(opts, enablers=dflt["enablers"])
-    if opts.offer_tries is None:
-        opts = dataclasses.replace(opts, offer_tries=dflt["offer_tries"])
-    if opts.offer_tries == 0:
-        opts = dataclasses.replace(opts, offer_tries=None)
+    opts = dataclasses.replace(opts, **resolve_variants(
+        opts.strategy, opts.filler, backend, opts.select, opts.enablers, opts.offer_tries))
 
     if opts.bench_size is None:
         from kltrans.gate.run import variant_bench_size
@@ -870,9 +858,26 @@ def search_defaults(strategy: str, filler: str, backend: str) -> dict:
             "offer_tries": 1 if on else None}
 
 
-def default_select(strategy: str, filler: str, backend: str) -> str:
-    """The step rule when none is asked for (:func:`search_defaults`)."""
-    return search_defaults(strategy, filler, backend)["select"]
+def resolve_variants(strategy: str, filler: str, backend: str, select=None, enablers=None,
+                     offer_tries=None) -> dict:
+    """``select``, ``enablers`` and ``offer_tries`` as the search runs them: each one not
+    asked for (None) from :func:`search_defaults`; ``offer_tries=0`` (no limit) as None."""
+    d = search_defaults(strategy, filler, backend)
+    tries = d["offer_tries"] if offer_tries is None else offer_tries
+    return {"select": select or d["select"],
+            "enablers": d["enablers"] if enablers is None else enablers,
+            "offer_tries": tries or None}
+
+
+def variant_value_error(min_gain=1.0, patience=None, offer_tries=None) -> str | None:
+    """What is wrong with the variants' values (None: nothing), in the options' words."""
+    if not min_gain >= 1.0:
+        return "--min-gain must be 1 or more (a speedup: 1.01 asks for 1%)"
+    if patience is not None and patience < 1:
+        return "--patience must be 1 or more (evaluations in a row)"
+    if offer_tries is not None and offer_tries < 0:
+        return "--offer-tries must be 0 (no limit) or more (evaluations of one offer)"
+    return None
 
 
 def _make_filler(opts: OptimizeOptions):
