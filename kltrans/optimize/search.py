@@ -338,10 +338,18 @@ def _paired(a_src: bytes, b_src: bytes, name: str, wl, opts, check=None) -> dict
                 "phases": r.get("phases"),
                 **({"traceback": r["traceback"][-1500:]} if r.get("traceback") else {}),
                 **({"correct": correct} if correct is not None else {})}
+    return _effect(r, correct)
+
+
+def _effect(r: dict, correct: dict | None = None) -> dict:
+    """A passed paired timing ``r`` as a candidate's ``effect`` in the trajectory. The
+    ratios are kept as measured, not rounded: the verdicts are decided on them (faster in
+    every trial, ``--min-gain``) and the record must show why; a ratio of 1.00003 is a
+    trial won, and rounded to 1.0 it would read as one lost."""
     p = r["paired"]
     return {"ok": True, "best_ms": p["a"]["ms"], "candidate_ms": p["b"]["ms"],
-            "speedup_trials": [round(x, 4) for x in p["ratios"]],
-            "speedup_median": round(p["ratio_median"], 4), "faster": bool(p["b_faster"]),
+            "speedup_trials": list(p["ratios"]),
+            "speedup_median": p["ratio_median"], "faster": bool(p["b_faster"]),
             "reps": p.get("reps"), "device": r.get("device"), "phases": r.get("phases"),
             **({"correct": correct} if correct is not None else {})}
 
@@ -724,13 +732,14 @@ def run(opts: OptimizeOptions) -> dict:
         if not m["ok"] or not m["faster"]:
             entry.update(verdict="rejected", stage="profile",
                          reason=m.get("reason") or
-                         f"not faster in every trial (speedups {m['speedup_trials']})")
+                         "not faster in every trial (speedups "
+                         f"{', '.join(f'{x:.6g}' for x in m['speedup_trials'])})")
             bar.step(evals, "not faster")
             return ("slower", m["speedup_median"], after) if m["ok"] else ("rejected",)
         if m["speedup_median"] < opts.min_gain:
             entry.update(verdict="rejected", stage="profile",
                          reason=f"faster in every trial, by less than --min-gain "
-                                f"{opts.min_gain:g} (median {m['speedup_median']})")
+                                f"{opts.min_gain:g} (median {m['speedup_median']:.6g})")
             bar.step(evals, "below the minimum gain")
             return ("rejected",)
         last_kept = evals
