@@ -945,6 +945,26 @@ def test_headline_table_in_the_results_notes_is_the_recorded_one():
     assert f"| wasted / spent | {' | '.join(waste)} |" in notes
     h = doc["aggregate"]["heldout/skills+best+t1"]
     assert f"{h['geomean_speedup']:.2f}× (skills+best 3.47×" in notes
+    # the default on the held-out set, and the corpus's second seed (a record of its own)
+    cols = ("skills+best", "skills+best+t1", "skills+best+enablers+t1", "blind", "memory")
+    a = {s: doc["aggregate"][f"heldout/{s}"] for s in cols}
+    geo = [f"{a[s]['geomean_speedup']:.2f}×" for s in cols]
+    waste = [f"{a[s]['wasted']} / {a[s]['evaluations']}" for s in cols]
+    geo[2], waste[2] = f"**{geo[2]}**", f"**{waste[2]}**"
+    assert f"| geomean speedup over naive | {' | '.join(geo)} |" in notes
+    assert f"| wasted / spent | {' | '.join(waste)} |" in notes
+    s1 = agg("experiment_seed1_corpus.json")["aggregate"]
+    cols = ("skills+best+enablers+t1", "blind", "memory")
+    assert all(s1[f"corpus/{s}"]["seeds"] == [1] and s1[f"corpus/{s}"]["targets"] == 7
+               for s in cols)
+    cells = " | ".join(f"{doc['aggregate'][f'corpus/{s}']['geomean_speedup']:.2f}×"
+                       for s in cols)
+    assert f"| seed 0: geomean speedup over naive | {cells} |" in notes
+    cells = " | ".join(f"{s1[f'corpus/{s}']['geomean_speedup']:.2f}×" for s in cols)
+    assert f"| seed 1: geomean speedup over naive | {cells} |" in notes
+    cells = " | ".join(f"{s1[f'corpus/{s}']['wasted']} / {s1[f'corpus/{s}']['evaluations']}"
+                       for s in cols)
+    assert f"| seed 1: wasted / spent | {cells} |" in notes
     assert f"{h['wasted']} wasted of {h['evaluations']} spent" in notes
     # both records are runs after the pragma fix: every run has its same-code count (the
     # first two root runs were made before the count was recorded)

@@ -284,7 +284,11 @@ def _geo(xs):
 
 
 def summarize(runs: list[dict], vendors: dict) -> dict:
-    """Per (target, strategy): medians over seeds; per strategy: geometric means."""
+    """One row per run (target, strategy, seed); per set and strategy, over the targets
+    every strategy of the set has: geometric means over the runs, and the evaluations,
+    wasted, failed and same-code counts summed over them. Every seed's run counts, so a
+    strategy run with two seeds sums twice the evaluations of one run with one: the
+    aggregate's ``seeds`` says which seeds it holds (compare strategies with the same)."""
     rows = []
     for r in runs:
         if not r.get("ok"):
@@ -346,6 +350,7 @@ def summarize(runs: list[dict], vendors: dict) -> dict:
                 continue
             agg[f"{kind}/{strat}"] = {
                 "targets": len({r["target"] for r in sel}),
+                "seeds": sorted({r["seed"] for r in sel}),
                 "left_out": sorted({r["target"] for r in ok if r["strategy"] == strat}
                                    - common),
                 "geomean_speedup": _geo([r["speedup"] for r in sel]),
