@@ -117,10 +117,14 @@ class Rule:
     constraints: dict = field(default_factory=dict)
     _compiled: Pattern | None = field(default=None, repr=False, compare=False)
     _query: Any = field(default=None, repr=False, compare=False)
+    # the node type a pattern's match has (None: its root is a metavariable), read before
+    # anything else in match(): most nodes a relational rule visits fail on their type
+    _root_type: str | None = field(default=None, repr=False, compare=False)
 
     def __post_init__(self):
         if self.pattern is not None:
             object.__setattr__(self, "_compiled", Pattern.compile(self.pattern))
+            object.__setattr__(self, "_root_type", self._compiled.root_type)
         if self.regex is not None:
             try:
                 re.compile(self.regex)
@@ -222,9 +226,10 @@ class Rule:
     def match(self, unit: "Unit", node: "Node", bindings: dict | None = None,
               _from_query: bool = False) -> dict | None:
         """Bindings (extending ``bindings``) when ``node`` matches the rule, else None."""
-        b = dict(bindings or {})
-        if self.kind is not None and node.type != self.kind:
+        if (self.kind is not None and node.type != self.kind) or \
+                (self._root_type is not None and node.type != self._root_type):
             return None
+        b = dict(bindings or {})
         if self.regex is not None and not re.search(self.regex, unit.text(node)):
             return None
         if self._query is not None and not _from_query:
@@ -353,7 +358,10 @@ def _siblings(node: "Node", direction: int):
 
 
 def _first(rule: Rule, unit: "Unit", nodes, b: dict) -> dict | None:
+    kind, root = rule.kind, rule._root_type  # match() would reject these first
     for n in nodes:
+        if (kind is not None and n.type != kind) or (root is not None and n.type != root):
+            continue
         got = rule.match(unit, n, b)
         if got is not None:
             return got
@@ -361,12 +369,24 @@ def _first(rule: Rule, unit: "Unit", nodes, b: dict) -> dict | None:
 
 
 def _in_kernel(unit: "Unit", node: "Node") -> bool:
-    p = node
+    """Whether the innermost function definition around ``node`` (``node`` itself when it
+    is one) is a ``__global__`` kernel. Kept per unit by node id: the rules of every pass
+    ask it of the same nodes again and again."""
+    memo = unit._cache.setdefault("in_kernel", {})
+    path, p, got = [], node, False
     while p is not None:
+        hit = memo.get(p.id)
+        if hit is not None:
+            got = hit
+            break
+        path.append(p.id)
         if p.type == "function_definition":
-            return any(c.type == "__global__" for c in p.children)
+            got = any(c.type == "__global__" for c in p.children)
+            break
         p = p.parent
-    return False
+    for i in path:
+        memo[i] = got
+    return got
 
 
 __all__ = ["Constraint", "Rule", "RuleError", "PatternError"]
