@@ -100,13 +100,18 @@ def final_menu(run: dict, corpus: str, skills: str) -> set:
 
 
 def replay_tries(run: dict, tries: int | None, budget: int = 30, menu: set | None = None,
-                 cards_only: bool = False) -> tuple[float, int, int, int]:
+                 cards_only: bool = False, scope: str = "state") -> tuple[float, int, int, int]:
     """(speedup over the start, evaluations wasted, spent, open) of ``run`` had it gated
     an offer at most ``tries`` times per kernel state without keeping it. ``menu``: the
     final kernel's offers (:func:`final_menu`), for an "open" that counts every offer
     there, not only those the record reached. ``cards_only``: skip the catalogue tail and
-    the near misses too (``--no-catalogue --proven-only``)."""
+    the near misses too (``--no-catalogue --proven-only``). ``scope="run"``: an offer's
+    evaluations that kept nothing count over the whole run, not per kernel state (an offer
+    retired once is not offered again after a later step; no such option exists: this
+    asks what it would save, and what it would cost)."""
     states = _states(run)
+    if scope == "run":
+        states = [0] * len(states)
     rejected: dict = {}  # (state, offer) -> evaluations that kept nothing
     spent = wasted = 0
     stop = None
@@ -127,8 +132,9 @@ def replay_tries(run: dict, tries: int | None, budget: int = 30, menu: set | Non
             rejected[st, _offer(c)] = rejected.get((st, _offer(c)), 0) + 1
     open_ = 0
     if tries and stop is None:
-        final = len(run["accepted"])  # the kernel the search ended on (its last move)
-        seen = {_offer(c) for c, st in zip(run["candidates"], states) if st == final}
+        final = len(run["accepted"]) if scope == "state" else 0  # the last kernel's state
+        seen = {_offer(c) for c, st in zip(run["candidates"], _states(run))
+                if st == len(run["accepted"])}
         seen |= menu or set()
         if cards_only:  # the near misses cannot be told apart in a menu: count cards only
             seen = {o for o in seen if not o[0].startswith("catalogue:")}
@@ -196,20 +202,24 @@ def main(argv=None) -> int:
               "# open: evaluations the rule still allows in the final kernel's menu (what the "
               "waste grows by if nothing more is kept)",
               "# 1,cards: and the cards only, no catalogue tail or near misses (open: "
-              "every card offer, near misses too)", "",
+              "every card offer, near misses too)",
+              "# N,run: an offer's evaluations that kept nothing counted over the whole run, "
+              "not per kernel state (no such option; what it would save and cost)", "",
               f"{'set':8s} {'tries':>8s} {'runs':>4s} {'geomean':>8s} {'wasted':>6s} "
               f"{'spent':>5s} {'open':>5s}"]
     for kind in ("corpus", "heldout"):
         runs = [r for r in doc["runs"] if r.get("kind") == kind and label(r) == args.label]
         menus = [final_menu(r, args.corpus, args.skills) for r in runs]
-        for k, cards in ((None, False), (4, False), (3, False), (2, False), (1, False),
-                         (1, True)):
-            out = [replay_tries(r, k, doc.get("budget", 30), m, cards)
+        for k, cards, scope in ((None, False, "state"), (4, False, "state"),
+                                (3, False, "state"), (2, False, "state"), (1, False, "state"),
+                                (1, True, "state"), (2, False, "run"), (1, False, "run")):
+            out = [replay_tries(r, k, doc.get("budget", 30), m, cards, scope)
                    for r, m in zip(runs, menus)]
             if not out:
                 continue
             geo = math.exp(sum(math.log(x[0]) for x in out) / len(out))
-            lines.append(f"{kind:8s} {str(k or '-') + (',cards' if cards else ''):>8s} "
+            tag = str(k or '-') + (',cards' if cards else '') + (',run' if scope == "run" else '')
+            lines.append(f"{kind:8s} {tag:>8s} "
                          f"{len(runs):4d} {geo:8.2f} "
                          f"{sum(x[1] for x in out):6d} {sum(x[2] for x in out):5d} "
                          f"{sum(x[3] for x in out):5d}")

@@ -1322,3 +1322,9 @@ def test_offer_tries_replay_skips_what_the_limit_would_not_have_gated():
     # offers of the last kernel's menu the record never reached count in full
     assert replay_tries(run_, 2, budget=30, menu={("a", 1), ("b", 1)}) == (1.5, 4, 5, 3)
     assert replay_tries(run_, 2, budget=6, menu={("a", 1), ("b", 1)}) == (1.5, 4, 5, 1)
+    # counted over the run: a, rejected three times in state 0, is not tried in state 1
+    run_["candidates"], run_["accepted"] = cands, [
+        {"evaluation": 5, "speedup_vs_start": 1.5}, {"evaluation": 7, "speedup_vs_start": 2.0}]
+    assert replay_tries(run_, 3, scope="run") == (1.5, 4, 5, 0)  # a's kept try is past 3
+    assert replay_tries(run_, 4, scope="run") == (1.5, 5, 6, 0)  # its 4th rejection is e6
+    assert replay_tries(run_, 5, scope="run") == (2.0, 5, 7, 0)
