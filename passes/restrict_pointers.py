@@ -162,9 +162,9 @@ def _const_blocker(site, name: str):
     unit, fn = site.unit, site.function
     info = _unit_info(unit)
     body = fn.body if fn.body is not None else fn.node
-    # pointer variables of the body declared without const: assigning ``name`` to one
-    nonconst_locals = {lp.name for lp in _local_pointers(unit, fn) if not any(
-        c.type == "type_qualifier" and unit.text(c) == "const" for c in lp.decl.children)}
+    # pointer variables of the body declared without const (every declarator of every
+    # declaration: ``float *a, *b;`` then ``a = x;``): assigning ``name`` to one
+    nonconst_locals = _nonconst_pointer_locals(unit, body)
     for n in unit.walk(body):
         if n.type == "init_declarator" and _mentions(unit, n.child_by_field_name("value"), name):
             d = n.child_by_field_name("declarator")
@@ -200,6 +200,27 @@ def _const_blocker(site, name: str):
                             not f.params[i].const and _mentions(unit, a, name):
                         return n
     return None
+
+
+def _nonconst_pointer_locals(unit, body) -> set:
+    """Names of the pointer variables declared in ``body`` whose pointee is not const
+    (``float* p``, ``float *a, **b``, ``float* const q``), at any depth and in any
+    declaration, however many declarators it has."""
+    out = set()
+    for n in unit.walk(body):
+        if n.type != "declaration" or any(c.type == "type_qualifier" and
+                                          unit.text(c) == "const" for c in n.children):
+            continue
+        for d in n.children_by_field_name("declarator"):
+            if d.type == "init_declarator":
+                d = d.child_by_field_name("declarator")
+            if d is None or d.type != "pointer_declarator":
+                continue
+            while d is not None and d.type != "identifier":
+                d = d.child_by_field_name("declarator")
+            if d is not None:
+                out.add(unit.text(d))
+    return out
 
 
 def _gets_const(site, p) -> bool:
