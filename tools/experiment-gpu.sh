@@ -2,10 +2,12 @@
 # The H200 experiment of issue 9 in chunks that fit the device's 10-minute calls.
 #
 # Each device call (kind nvidia-h200-x2, carry [".whl", "bench/experiment"]):
-#   bash tools/experiment-gpu.sh run        # resumes from bench/experiment/, stops before 560 s
+#   bash tools/experiment-gpu.sh run        # resumes from bench/experiment/, stops before 440 s
 #                                           # (EXP_ARGS="--strategies skills" for some runs
 #                                           # only, EXP_DIR=DIR to keep them apart)
-#                                           # (EXP_SECONDS=N for a shorter call; SLOTS_PER_GPU=K
+#                                           # (440 s: the wheels' set-up and the packing come on
+#                                           # top, and on 2026-12-01 540 s of runs overran a 600 s call;
+#                                           # EXP_SECONDS=N for a shorter call; SLOTS_PER_GPU=K
 #                                           # searches share each GPU, default 5: their start-up
 #                                           # and compiles overlap, and the per-GPU lock keeps
 #                                           # every correctness run and timing alone on the GPU;
@@ -47,7 +49,7 @@ case "${1:-}" in
     [ -d "$EXP/checkpoints" ] && cp -r "$EXP/checkpoints" "$out/"
     rc=0
     ngpu=$(nvidia-smi -L | wc -l)
-    timeout --signal=INT --kill-after=20 "${EXP_SECONDS:-560}" python3 -m kltrans experiment corpus --budget 30 --seeds 0 \
+    timeout --signal=INT --kill-after=20 "${EXP_SECONDS:-440}" python3 -m kltrans experiment corpus --budget 30 --seeds 0 \
       --backend cuda --jobs $(( ngpu * ${SLOTS_PER_GPU:-5} )) --out "$out" --resume -q \
       ${EXP_ARGS:-} > "$out/experiment.log" 2>&1 || rc=$?
     tail -12 "$out/experiment.log"
