@@ -356,3 +356,27 @@ def test_optimize_without_key_is_a_usage_error(llm_server):
     assert r.stderr.startswith("kltrans: error: no API key") and "OPENAI_API_KEY" in r.stderr
     assert "Traceback" not in r.stderr
     assert llm_server.requests == []
+
+
+def test_optimize_tune_last_with_the_llm_filler(llm_server):
+    """--tune-last with the LLM filler: the model sees the other cards' offers first; when
+    it chooses to stop there, the tuning phase begins and the next menu holds only the
+    tuning cards' offers (retrieve.small_effect), whose pick is gated."""
+    import re
+
+    from kltrans.optimize.retrieve import load_library, small_effect
+
+    tuning = {c.id for c in load_library("skills") if small_effect(c.data)}
+    llm_server.script("done")
+    r = optimize(llm_server, "--tune-last", "--budget", "1")
+    assert r.returncode == 0, r.stderr
+    doc = json.loads(r.stdout)
+    assert doc["config"]["tune_last"] is True
+    assert [e["kind"] for e in doc["events"] if e["kind"] == "tuning-phase"] == \
+        ["tuning-phase"]
+    menus = [set(re.findall(r"offer o\d+: card (\S+) ", req["body"]["messages"][1]["content"]))
+             for req in llm_server.chat_requests()]
+    assert len(menus) == 2 and menus[0] and menus[1]
+    assert not menus[0] & tuning and menus[1] <= tuning
+    [gated] = [c for c in doc["candidates"] if "evaluation" in c]
+    assert gated["phase"] == "tuning" and gated["card"] in menus[1]

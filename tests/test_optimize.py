@@ -966,6 +966,26 @@ def test_headline_table_in_the_results_notes_is_the_recorded_one():
                        for s in cols)
     assert f"| seed 1: wasted / spent | {cells} |" in notes
     assert f"{h['wasted']} wasted of {h['evaluations']} spent" in notes
+    # --tune-last against the default and the baselines, both sets (seed 0), and blind's
+    # second held-out seed (a record of its own)
+    cols = ("skills+best+enablers+t1", "skills+best+enablers+t1+last", "blind", "memory")
+    for kind, name in (("corpus", "corpus"), ("heldout", "held-out")):
+        a = {s: doc["aggregate"][f"{kind}/{s}"] for s in cols}
+        assert all(x["seeds"] == [0] for x in a.values())
+        geo = [f"{a[s]['geomean_speedup']:.2f}×" for s in cols]
+        waste = [f"{a[s]['wasted']} / {a[s]['evaluations']}" for s in cols]
+        geo[1], waste[1] = f"**{geo[1]}**", f"**{waste[1]}**"
+        assert f"| {name}: geomean speedup over naive | {' | '.join(geo)} |" in notes
+        assert f"| {name}: wasted / spent | {' | '.join(waste)} |" in notes
+    to90 = [", ".join(f"{doc['aggregate'][f'{k}/{s}']['mean_evals_to_90']:.1f}"
+                      for k in ("corpus", "heldout")) for s in cols]
+    to90[1] = f"**{to90[1]}**"
+    assert (f"| evaluations to 90% of the final speed (corpus, held-out) | "
+            f"{' | '.join(to90)} |") in notes
+    b1 = agg("experiment_seed1_heldout_blind.json")["aggregate"]["heldout/blind"]
+    assert (b1["seeds"], b1["targets"]) == ([1], 22)
+    assert f"**{b1['geomean_speedup']:.2f}×** (seed 0: 3.37×), with {b1['wasted']} wasted " \
+        f"of {b1['evaluations']} and {b1['failed']} failed" in notes
     # both records are runs after the pragma fix: every run has its same-code count (the
     # first two root runs were made before the count was recorded)
     assert all(r.get("same_code") is not None for r in head["rows"] + doc["rows"]
@@ -1328,3 +1348,76 @@ def test_offer_tries_replay_skips_what_the_limit_would_not_have_gated():
     assert replay_tries(run_, 3, scope="run") == (1.5, 4, 5, 0)  # a's kept try is past 3
     assert replay_tries(run_, 4, scope="run") == (1.5, 5, 6, 0)  # its 4th rejection is e6
     assert replay_tries(run_, 5, scope="run") == (2.0, 5, 7, 0)
+
+
+def test_tune_last_holds_the_tuning_cards_back_and_tries_each_once(monkeypatch):
+    """--tune-last: offers of a card whose measured steps alone were typically a tie
+    (retrieve.small_effect) wait until no other offer is left; from then on only those are
+    offered, each (card, site text) gated once in the run, the first faster kept (no round
+    to outrank it). The paired timing needs a GPU: a stand-in gives each candidate its own
+    gain (from its source), every one faster in every trial; the real CPU gate does the
+    rest."""
+    import hashlib
+
+    import kltrans.gate.backends as backends
+    import kltrans.optimize.search as search
+    from kltrans.optimize.experiment import _key, label
+    from kltrans.optimize.retrieve import load_library, small_effect
+
+    real_gate, real_resolve = search._gate, backends.resolve_backend
+    monkeypatch.setattr(backends, "resolve_backend",
+                        lambda name: "cuda" if name == "auto" else real_resolve(name))
+    monkeypatch.setattr(search, "_gate", lambda src, name, wl, kernel, ne, sizes, backend, opts,
+                        stages=("compile", "correct"): real_gate(
+                            src, name, wl, kernel, ne, sizes, "cpu", opts, stages))
+
+    def paired(a_src, b_src, *a, **k):
+        g = 1.01 + int(hashlib.sha256(b_src).hexdigest(), 16) % 97 / 1000
+        return {"ok": True, "faster": True, "best_ms": 1.0, "candidate_ms": 1 / g,
+                "speedup_median": g, "speedup_trials": [g] * 5}
+
+    monkeypatch.setattr(search, "_paired", paired)
+    tuning = {c.id for c in load_library(SKILLS) if small_effect(c.data)}
+    assert {"unroll", "restrict-pointers", "stream-hints", "fast-math",
+            "add-launch-bounds"} <= tuning
+    assert not {"row-per-warp", "grid-stride", "vectorize-split"} & tuning
+    gelu = os.path.join(HELD, "gelu")
+
+    def go(tune_last, **kw):
+        return run(OptimizeOptions(os.path.join(gelu, "naive.cu"), gelu, skills=SKILLS,
+                                   corpus=CORPUS, budget=40, progress=False,
+                                   size_limit=20000, tune_last=tune_last, **kw))
+
+    def timed(doc):
+        return [c for c in doc["candidates"] if c.get("evaluation")]
+
+    plain = go(None)
+    assert plain["config"]["tune_last"] is False  # not adopted: off unless asked
+    order = [c["card"] in tuning for c in timed(plain)]
+    assert True in order and order.index(True) < len(order) - 1 - order[::-1].index(False)
+
+    doc = go(True)
+    assert doc["config"]["tune_last"] is True
+    [ev] = [e for e in doc["events"] if e["kind"] == "tuning-phase"]
+    ts = timed(doc)
+    before, after = ts[:ev["after"]], ts[ev["after"]:]
+    assert before and after
+    # (a tuning card may come earlier only on top of a step not faster alone: --enablers)
+    assert not any(c["card"] in tuning and "enabled_by" not in c for c in before)
+    assert all(c["card"] in tuning and c["phase"] == "tuning" for c in after)
+    assert not [c for c in after if c["verdict"] in ("outranked", "kept", "enabler")]
+    pairs = [(c["card"], c["snippet"]) for c in after]
+    assert len(pairs) == len(set(pairs))  # each offer gated once in the phase
+    assert after[0]["verdict"] == "accepted"  # faster (the stand-in): kept at once
+    assert doc["termination"]["kind"] == "exhausted"
+    assert "--tune-last: each tuning card's offer was tried once" in \
+        doc["termination"]["reason"]
+    # the tuning cards were tried once each, not once per kernel state
+    assert len(after) < sum(c["card"] in tuning for c in timed(plain))
+    with pytest.raises(OptimizeError, match="--tune-last needs the skills strategy"):
+        go(True, strategy="blind")
+    assert label({"strategy": "skills", "select": "best", "enablers": True, "offer_tries": 1,
+                  "tune_last": True, "library": {"catalogue": True, "unproven": True}}) == \
+        "skills+best+enablers+t1+last"
+    it = {"target": "t", "strategy": "skills", "seed": 0, "select": "best"}
+    assert _key({**it, "tune_last": True}) != _key(it)

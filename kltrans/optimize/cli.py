@@ -74,6 +74,11 @@ def register(sub) -> None:
                          "none is left; 0: no limit, the filler explores each offer's option "
                          "values until the budget ends (default: 1 with the builtin filler "
                          "on a GPU, else no limit)")
+    so.add_argument("--tune-last", action=argparse.BooleanOptionalAction, default=None,
+                    help="skills: hold back the tuning cards (those whose measured steps "
+                         "alone were typically a tie: unroll, restrict-pointers, "
+                         "stream-hints, ...) until no other offer is left, then try each "
+                         "of their offers once and keep the first faster (default: off)")
     so.add_argument("-o", "--output", default=None, metavar="OUT", help="write the optimized kernel")
     so.add_argument("--log", default=None, metavar="FILE", help="write the trajectory (JSON)")
     so.add_argument("--checkpoint", default=None, metavar="FILE",
@@ -137,6 +142,9 @@ def register(sub) -> None:
                     help="the skills strategy gates an offer at most N times per kernel "
                          "state without keeping it (reported as skills+tN; default 1 on a "
                          "GPU; 0: no limit)")
+    se.add_argument("--tune-last", action=argparse.BooleanOptionalAction, default=None,
+                    help="the skills strategy tries the tuning cards last, each offer once "
+                         "(reported as skills+...+last; default: off)")
     se.add_argument("--out", default=None, metavar="DIR", help="raw JSON (default bench/results)")
     se.add_argument("--results", default=None, metavar="FILE",
                     help="write the Markdown report here (e.g. docs/RESULTS.md)")
@@ -182,7 +190,7 @@ def cmd_optimize(args) -> int:
         llm_timeout=args.llm_timeout, llm_retries=args.llm_retries, fallback=args.fallback,
         checkpoint=args.checkpoint, min_gain=args.min_gain, select=args.select,
         enablers=args.enablers, patience=args.patience, offer_tries=args.offer_tries,
-        progress=not args.quiet)
+        tune_last=args.tune_last, progress=not args.quiet)
     if args.menu:
         for flag, given in (("-o", args.output), ("--log", args.log),
                             ("--checkpoint", args.checkpoint)):

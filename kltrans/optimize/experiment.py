@@ -106,7 +106,7 @@ def targets(corpus: str, heldout: bool = True, own: bool = True, only=None,
 # the skills search's variants an item may carry, with the value that means "as the issue
 # asks" (a run records only the others, and is reported and resumed under them: label)
 VARIANTS = (("min_gain", 1.0), ("select", "first"), ("enablers", False), ("patience", None),
-            ("offer_tries", None))
+            ("offer_tries", None), ("tune_last", False))
 
 
 def _variant(item: dict) -> dict:
@@ -145,6 +145,7 @@ def optimize_task(item: dict) -> dict:
                                                   "stage", "forced", "unproven", "card",
                                                   "seconds", "phases", "traceback")}
                           | {"reason": (c.get("reason") or "")[:300]}
+                          | ({"phase": c["phase"]} if c.get("phase") else {})
                           for c in doc["candidates"]],
            "events": doc["events"]}
     if item["backend"] == "cuda":
@@ -259,10 +260,14 @@ def label(run: dict) -> str:
     moves to the best of each round (``--select best``) ``+best`` (``skills+best@1.01``),
     one that times steps with the cards they make apply (``--enablers``) ``+enablers``
     (``skills+best+enablers``), and one that stops after N evaluations in a row kept
-    nothing (``--patience N``) ``+pN`` (``skills+best+p10``), and one that gates an offer
-    at most N times per kernel state (``--offer-tries N``) ``+tN`` (``skills+best+t1``)."""
+    nothing (``--patience N``) ``+pN`` (``skills+best+p10``), one that gates an offer
+    at most N times per kernel state (``--offer-tries N``) ``+tN`` (``skills+best+t1``),
+    and one that tries the tuning cards last (``--tune-last``) ``+last``
+    (``skills+best+enablers+t1+last``)."""
     lib = run.get("library") or {}
     gain = f"@{run['min_gain']:g}" if run.get("min_gain", 1.0) != 1.0 else ""
+    if run.get("tune_last"):
+        gain = "+last" + gain
     if run.get("offer_tries"):
         gain = f"+t{run['offer_tries']}" + gain
     if run.get("patience"):
@@ -390,7 +395,7 @@ def run_experiment(args) -> dict:
                               getattr(args, "offer_tries", None))
     if why:  # before any run
         raise ExperimentError(why)
-    for flag in ("select", "enablers", "patience", "offer_tries"):
+    for flag in ("select", "enablers", "patience", "offer_tries", "tune_last"):
         if getattr(args, flag, None) and "skills" not in args.strategies:
             raise ExperimentError(f"--{flag.replace('_', '-')} applies to the skills strategy, "
                                   "which is not run")
@@ -401,7 +406,8 @@ def run_experiment(args) -> dict:
     backend = resolve_backend(args.backend)
     # the skills strategy's variants (blind and memory always take the first kept)
     v = resolve_variants("skills", "builtin", backend, getattr(args, "select", None),
-                         getattr(args, "enablers", None), getattr(args, "offer_tries", None))
+                         getattr(args, "enablers", None), getattr(args, "offer_tries", None),
+                         getattr(args, "tune_last", None))
     tg = targets(args.corpus, heldout=not args.no_heldout, own=not args.no_corpus, only=args.only,
                  roots=getattr(args, "roots", None))
     if not tg:
@@ -415,7 +421,8 @@ def run_experiment(args) -> dict:
               "select": v["select"] if s == "skills" else "first",
               "enablers": bool(v["enablers"]) and s == "skills",
               "patience": getattr(args, "patience", None) if s == "skills" else None,
-              "offer_tries": v["offer_tries"] if s == "skills" else None}
+              "offer_tries": v["offer_tries"] if s == "skills" else None,
+              "tune_last": bool(v["tune_last"]) and s == "skills"}
              for t in tg for s in args.strategies for seed in args.seeds]
     # every finished run is kept in experiment.partial.json at once (atomically), so an
     # interrupted experiment resumes with --resume and recomputes nothing it reported

@@ -162,6 +162,25 @@ def score(card: Card, target: dict, profiles: dict[str, dict]) -> tuple[float, d
                    "failures": fails}
 
 
+# --tune-last: a card whose measured steps alone were typically a tie is a tuning card
+SMALL_EFFECT = 1.02
+
+
+def small_effect(card: dict) -> bool:
+    """A tuning card (``--tune-last``): measured, never as part of a composite whose gain
+    came with later steps (``together``), and the median of its measured speedups alone
+    within 2% of 1 (a tie, as the reports count one). unroll, restrict-pointers,
+    stream-hints, fast-math and add-launch-bounds are such cards in the committed
+    library; a card without evidence (the catalogue tail) is not."""
+    import statistics
+
+    effects = [e for e in card.get("effect") or [] if e.get("measured") and e.get("speedup")]
+    if not effects or any(e.get("together") for e in effects):
+        return False
+    med = statistics.median(e["speedup"] for e in effects)
+    return 1 / SMALL_EFFECT <= med <= SMALL_EFFECT
+
+
 # ------------------------------------------------------------------ features
 def kernel_features(unit) -> set[str]:
     """Mechanism names present in the kernel (for a card's requires / conflicts)."""
@@ -371,6 +390,8 @@ def build_menu(unit, ctx, cards: list[Card], target: dict, profiles: dict,
                        "rank": parts}
             if open_:
                 summary["unproven"] = list(open_)
+            if small_effect(d):
+                summary["small_effect"] = True
             offers.append(Offer("", card.id, card.pass_name, s.index, where, snippet,
                                 choices, rank - 10000.0 if open_ else rank, summary, open_))
     offers.sort(key=lambda o: (-o.score, o.card, o.site))

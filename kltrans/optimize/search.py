@@ -81,6 +81,13 @@ class OptimizeOptions:
     # ends. None: 1 for the skills strategy with the builtin filler on a GPU (adopted by
     # the rule of bench/results/offer_tries_plan.txt), else no limit
     offer_tries: int | None = None
+    # skills: tuning cards last. Offers of a card whose measured steps alone were
+    # typically a tie (retrieve.small_effect: unroll, restrict-pointers, stream-hints,
+    # fast-math, add-launch-bounds, ...) are held back until no other offer is left; from
+    # then on only those are offered, each (card, site text) gated once in the whole run,
+    # and the first one faster is kept (no round to outrank it, no enablers). None: off
+    # (measured under the rule of bench/results/tune_last_plan.txt)
+    tune_last: bool | None = None
     llm_base_url: str | None = None
     llm_model: str | None = None
     llm_timeout: float = 60.0
@@ -119,10 +126,12 @@ class SkillsProposer:
     preconditions checked all the same); the filler chooses."""
 
     def __init__(self, cards, target, profiles, filler, fallback=None, catalogue=False,
-                 unproven=False, offer_tries=None):
+                 unproven=False, offer_tries=None, tune_last=False):
         self.cards, self.target, self.profiles = cards, target, profiles
         self.filler, self.fallback, self.catalogue = filler, fallback, catalogue
         self.unproven, self.offer_tries = unproven, offer_tries
+        self.tune_last = tune_last
+        self.tuning = False  # --tune-last: the search has reached the tuning cards
         self.retired = 0  # offers the last proposal's menu left out (--offer-tries)
         self.events: list[dict] = []
         self._menus: dict[str, tuple] = {}
@@ -154,6 +163,8 @@ class SkillsProposer:
             full = len(menu)
             menu = [o for o in menu if spent[(o.card, o.site)] < self.offer_tries]
             self.retired = full - len(menu)
+        if self.tune_last:
+            menu = self._tier(unit, menu, mine, tried)
         if not menu:
             return None
         lost = frozenset(lost_key(t["card"], t["options"], t["snippet"]) for t in tried
@@ -177,6 +188,9 @@ class SkillsProposer:
                 self.filler, self.fallback = BuiltinFiller(), None
                 continue
             if pick is None:
+                if self.tune_last and not self.tuning:  # an LLM filler has no more
+                    self._begin_tuning(tried)
+                    return self.propose(unit, ctx, state, tried)
                 return None
             why = check_pick(pick, menu)
             if why:  # fillers validate their own picks; this guards the gate budget
@@ -193,6 +207,8 @@ class SkillsProposer:
                 continue
             p = configured(get_pass(offer.pass_name), opts)
             meta = {"unproven": list(offer.unproven)} if offer.unproven else {}
+            if self.tuning:
+                meta["phase"] = "tuning"
             return Proposal(p, offer.site, bool(offer.unproven),
                             {"card": offer.card, "site": offer.site, "options": opts, **meta,
                              "location": offer.location, "snippet": offer.snippet,
@@ -200,6 +216,41 @@ class SkillsProposer:
                              "rationale": pick.rationale, "filler": self.filler.name,
                              "rank": offer.summary.get("rank")})
         return None
+
+    def _tier(self, unit, menu, mine, tried):
+        """--tune-last: the offers of this proposal. Before the tuning phase, the offers
+        of other cards; when none is left to pick in this state (and no candidate kept in
+        its round waits to be moved to), the phase begins and lasts to the end of the
+        search: the tuning cards' offers, less every (card, site text) already gated in
+        the phase, in any state."""
+        if not self.tuning:
+            main = [o for o in menu if not o.summary.get("small_effect")]
+            if main and self._picks(unit, main, mine, tried):
+                return main
+            if any(t.get("verdict") == "kept" for t in mine):
+                return []  # the round's best is moved to first, then the phase begins
+            self._begin_tuning(tried)
+        done = {(t["card"], t["snippet"]) for t in tried
+                if t.get("phase") == "tuning" and t.get("evaluation") is not None}
+        return [o for o in menu if o.summary.get("small_effect")
+                and (o.card, o.snippet) not in done]
+
+    def _begin_tuning(self, tried):
+        self.tuning = True
+        self.events.append({"kind": "tuning-phase", "after": sum(
+            1 for t in tried if t.get("evaluation") is not None),
+            "reason": "no offer of a card with a measured effect beyond a tie is left in "
+                      "this kernel state; the tuning cards follow, each tried once"})
+
+    def _picks(self, unit, menu, mine, tried) -> bool:
+        """Whether the builtin filler would still pick from ``menu`` in this state (an LLM
+        filler is asked, and its None begins the tuning phase: see propose)."""
+        from kltrans.optimize.fillers import BuiltinFiller
+
+        if not isinstance(self.filler, BuiltinFiller):
+            return True
+        return self.filler.pick(unit.source.decode("utf-8", "replace"), menu, mine,
+                                frozenset()) is not None
 
 
 def _is_llm_failure(e: Exception) -> bool:
@@ -513,6 +564,9 @@ def run(opts: OptimizeOptions) -> dict:
         raise OptimizeError("--offer-tries needs the skills strategy (it reads the cards' menu)")
     if opts.enablers and opts.strategy != "skills":
         raise OptimizeError("--enablers needs the skills strategy (it reads the cards' menu)")
+    if opts.tune_last and opts.strategy != "skills":
+        raise OptimizeError("--tune-last needs the skills strategy (it reads the cards' "
+                            "evidence)")
     if opts.select == "best" and (opts.strategy != "skills" or opts.filler != "builtin"):
         raise OptimizeError("--select best needs the skills strategy with the builtin filler "
                             "(it reads the filler's rounds)")
@@ -525,7 +579,8 @@ def run(opts: OptimizeOptions) -> dict:
     import dataclasses
 
     opts = dataclasses.replace(opts, **resolve_variants(
-        opts.strategy, opts.filler, backend, opts.select, opts.enablers, opts.offer_tries))
+        opts.strategy, opts.filler, backend, opts.select, opts.enablers, opts.offer_tries,
+        opts.tune_last))
 
     if opts.bench_size is None:
         from kltrans.gate.run import variant_bench_size
@@ -548,7 +603,8 @@ def run(opts: OptimizeOptions) -> dict:
         filler = _make_filler(opts)
         proposer = SkillsProposer(cards, target, profiles, filler,
                                   "builtin" if opts.fallback == "builtin" else None,
-                                  opts.catalogue, opts.unproven, opts.offer_tries)
+                                  opts.catalogue, opts.unproven, opts.offer_tries,
+                                  bool(opts.tune_last))
         library = {"dir": opts.skills, "cards": [c.id for c in cards],
                    "excluded_workloads": [wl.name] if opts.exclude_own else [],
                    "catalogue": opts.catalogue, "unproven": opts.unproven}
@@ -571,7 +627,8 @@ def run(opts: OptimizeOptions) -> dict:
                       "sizes": sizes, "seeds": list(wl.seeds), "seed": opts.seed,
                       "exclude_own": opts.exclude_own, "min_gain": opts.min_gain,
                       "select": opts.select, "enablers": opts.enablers,
-                      "patience": opts.patience, "offer_tries": opts.offer_tries},
+                      "patience": opts.patience, "offer_tries": opts.offer_tries,
+                      "tune_last": bool(opts.tune_last)},
            "library": library, "start": {"hash": content_hash(src)}, "candidates": [],
            "accepted": [], "events": [], "termination": None}
     t0 = time.perf_counter()
@@ -585,7 +642,8 @@ def run(opts: OptimizeOptions) -> dict:
         **({"select": opts.select} if opts.select != "first" else {}),
         **({"enablers": True} if opts.enablers else {}),
         **({"patience": opts.patience} if opts.patience else {}),
-        **({"offer_tries": opts.offer_tries} if opts.offer_tries else {})})
+        **({"offer_tries": opts.offer_tries} if opts.offer_tries else {}),
+        **({"tune_last": True} if opts.tune_last else {})})
     if opts.progress and ck.replay:
         print(f"kltrans optimize: {opts.checkpoint}: resuming, {len(ck.replay)} gate "
               f"verdict(s) kept there", file=sys.stderr)
@@ -743,7 +801,7 @@ def run(opts: OptimizeOptions) -> dict:
             bar.step(evals, "below the minimum gain")
             return ("rejected",)
         last_kept = evals
-        if opts.select == "best":
+        if opts.select == "best" and entry.get("phase") != "tuning":
             entry.update(verdict="kept", reason="faster in every trial; the round goes on")
             contenders.append((m["speedup_median"], entry, after, h, g, enabler))
             bar.step(evals, "kept, the round goes on")
@@ -822,6 +880,8 @@ def run(opts: OptimizeOptions) -> dict:
                 if getattr(proposer, "retired", 0):
                     why += (f" ({proposer.retired} offer(s) of this kernel state left the "
                             f"menu after {opts.offer_tries} evaluation(s) that kept nothing)")
+                if getattr(proposer, "tuning", False):
+                    why += " (--tune-last: each tuning card's offer was tried once)"
                 doc["termination"] = {"kind": "exhausted", "evaluations": evals,
                                       "reason": why}
                 break
@@ -833,7 +893,8 @@ def run(opts: OptimizeOptions) -> dict:
             out = consider(entry, base, p, prop.site, forced_ctx if prop.forced else ctx)
             idle = idle + 1 if out is None else 0
             if out is not None and out[0] == "slower" and opts.enablers and \
-                    evals < opts.budget and out[1] >= ENABLER_FLOOR:
+                    evals < opts.budget and out[1] >= ENABLER_FLOOR and \
+                    entry.get("phase") != "tuning":
                 enabled(entry, base, out[2])
     finally:
         bar.close()
@@ -864,18 +925,20 @@ def search_defaults(strategy: str, filler: str, backend: str) -> dict:
     per offer (without a GPU nothing is timed; blind and memory keep their rule)."""
     on = (strategy, filler, backend) == ("skills", "builtin", "cuda")
     return {"select": "best" if on else "first", "enablers": on,
-            "offer_tries": 1 if on else None}
+            "offer_tries": 1 if on else None, "tune_last": False}
 
 
 def resolve_variants(strategy: str, filler: str, backend: str, select=None, enablers=None,
-                     offer_tries=None) -> dict:
-    """``select``, ``enablers`` and ``offer_tries`` as the search runs them: each one not
-    asked for (None) from :func:`search_defaults`; ``offer_tries=0`` (no limit) as None."""
+                     offer_tries=None, tune_last=None) -> dict:
+    """``select``, ``enablers``, ``offer_tries`` and ``tune_last`` as the search runs
+    them: each one not asked for (None) from :func:`search_defaults`; ``offer_tries=0``
+    (no limit) as None."""
     d = search_defaults(strategy, filler, backend)
     tries = d["offer_tries"] if offer_tries is None else offer_tries
     return {"select": select or d["select"],
             "enablers": d["enablers"] if enablers is None else enablers,
-            "offer_tries": tries or None}
+            "offer_tries": tries or None,
+            "tune_last": d["tune_last"] if tune_last is None else tune_last}
 
 
 def variant_value_error(min_gain=1.0, patience=None, offer_tries=None) -> str | None:
