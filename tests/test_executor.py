@@ -233,6 +233,7 @@ def test_dask_worker_that_dies_every_time_is_lost_after_bounded_retries(dask2, t
     assert [r["value"] for r in again] == [0, 1, 2]
 
 
+@pytest.mark.slow  # a walk over Dask, each step gated on the CPU emulator: run once, on 3.11
 def test_dask_walk_gives_the_local_lineage(expert, local_walk, dask2, tmp_path):
     doc = walk(_opts(expert, tmp_path / "lineage", executor=dask2))
     assert doc["termination"]["kind"] == "naive" and len(doc["transitions"]) == 3
@@ -241,6 +242,7 @@ def test_dask_walk_gives_the_local_lineage(expert, local_walk, dask2, tmp_path):
     assert _shape(on_disk) == _shape(local_walk)
 
 
+@pytest.mark.slow  # a walk over Dask, each step gated on the CPU emulator: run once, on 3.11
 def test_dask_walk_survives_a_worker_killed_mid_task(expert, local_walk, dask2, tmp_path):
     """SIGKILL the worker process that holds a gate task while the walk runs: the task is
     run again on the other worker and the lineage is the same."""
@@ -269,6 +271,7 @@ def test_dask_walk_survives_a_worker_killed_mid_task(expert, local_walk, dask2, 
     assert not lost
 
 
+@pytest.mark.slow  # a walk over Dask, each step gated on the CPU emulator: run once, on 3.11
 def test_dask_walk_resumes_without_recomputing(expert, local_walk, dask2, tmp_path):
     out = tmp_path / "lineage"
     part = walk(_opts(expert, out, executor=dask2, max_steps=1))
@@ -280,6 +283,7 @@ def test_dask_walk_resumes_without_recomputing(expert, local_walk, dask2, tmp_pa
     assert _shape(done) == _shape(local_walk)
 
 
+@pytest.mark.slow  # a walk over Dask, each step gated on the CPU emulator: run once, on 3.11
 def test_cli_lineage_with_cluster(expert, local_walk, tmp_path, capsys):
     from kltrans.cli import main
 
@@ -302,6 +306,7 @@ def _scale_out():
     return mod
 
 
+@pytest.mark.slow  # gates a corpus on the CPU emulator on two clusters: run once, on 3.11
 def test_scale_out_cpu_path(tmp_path, capsys):
     so = _scale_out()
     corpus = str(tmp_path / "corpus")  # two small workloads: copy (2 variants), scale (1)

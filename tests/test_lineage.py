@@ -107,6 +107,7 @@ def test_probes_record_the_failures_the_conditions_avoid(walked):
     assert any(p["outcome"] == "passed" and not p["violated"] for p in by_pass["drop-launch-bounds"])
 
 
+@pytest.mark.slow  # walks again, every step gated on the CPU emulator: run once, on 3.11
 def test_walk_is_deterministic(expert, walked, tmp_path):
     _, first = walked
     again = walk(WalkOptions(SCALE, expert=expert[0], backend="cpu", out=str(tmp_path / "l"),
@@ -114,6 +115,7 @@ def test_walk_is_deterministic(expert, walked, tmp_path):
     assert _hashes(again) == _hashes(first)
 
 
+@pytest.mark.slow  # walks again, every step gated on the CPU emulator: run once, on 3.11
 def test_interrupted_walk_resumes(expert, walked, tmp_path):
     _, full = walked
     out = str(tmp_path / "l")
@@ -166,6 +168,7 @@ def test_redo_from_needs_a_lineage_and_a_step_in_it(expert, walked, tmp_path, ca
     assert json.load(open(os.path.join(out, "lineage.json")))["termination"]["kind"] == "naive"
 
 
+@pytest.mark.slow  # walks again, every step gated on the CPU emulator: run once, on 3.11
 def test_corrupt_lineage_is_not_resumed(expert, walked, tmp_path):
     out = str(tmp_path / "l")
     walk(WalkOptions(SCALE, expert=expert[0], backend="cpu", out=out, max_steps=1,
@@ -228,6 +231,7 @@ def test_skill_cards_from_the_walk(walked, tmp_path, capsys):
     assert main(["skills", "show", "nope", "--dir", str(d)]) == 2
 
 
+@pytest.mark.slow  # walks again, every step gated on the CPU emulator: run once, on 3.11
 def test_same_skill_from_two_lineages_is_one_card(walked, expert, tmp_path):
     from kltrans.skills import extract
 

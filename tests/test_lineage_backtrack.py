@@ -13,6 +13,8 @@ same states again in another order."""
 import json
 import os
 
+import pytest
+
 from kltrans.lineage import WalkOptions, walk
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -25,6 +27,7 @@ def _walk(tmp_path, name, **kw):
                             size_limit=5000, progress=False, **kw))
 
 
+@pytest.mark.slow  # a walk gated on the CPU emulator: run once, on 3.11
 def test_dead_end_without_backtracking(tmp_path):
     doc = _walk(tmp_path, "plain", max_backtracks=0)
     assert doc["termination"]["kind"] == "all-rejected"
