@@ -271,6 +271,14 @@ def test_menu_shows_what_the_search_starts_from_and_what_it_leaves_out(tmp_path,
     text = capsys.readouterr().out
     assert f"{len(offers)} offer(s):" in text and f"{len(refused)} left out:" in text
     assert f"first {first['spec']}" in text
+    # the tuning cards (--tune-last) are marked, and only they
+    from kltrans.optimize.retrieve import small_effect
+
+    tuning = {c.id for c in load_library(SKILLS) if small_effect(c.data)}
+    assert any(o["tuning"] for o in offers) and not all(o["tuning"] for o in offers)
+    assert all(o["tuning"] == (o["card"] in tuning) for o in offers)
+    assert text.count("a tuning card (--tune-last: after the others)") == \
+        sum(o["tuning"] for o in offers)
     # usage errors: nothing to write, and no menu for the baselines
     for extra, msg in ((["-o", str(tmp_path / "x.cu")], "-o does not go with it"),
                        (["--strategy", "blind"], "--menu shows the skills strategy's menu")):

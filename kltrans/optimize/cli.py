@@ -253,6 +253,8 @@ def render_menu(doc: dict) -> str:
                 "catalogue": "catalogue tail: no evidence",
                 "near-miss": "near miss: " + ", ".join(o["unproven"]) + " unknown, the gate "
                              "decides"}[o["kind"]]
+        if o.get("tuning"):
+            what += "; a tuning card (--tune-last: after the others)"
         out.append(f"  {o['id']:<4} {o['card']:<30} {o['location']}: {what}")
         tune = [f"{n} in {', '.join(_fmt(v) for v in o_['values'])}"
                 for n, o_ in o["options"].items() if o_["tune"] and len(o_["values"]) > 1]

@@ -529,6 +529,7 @@ def menu_report(opts: OptimizeOptions) -> dict:
         offers.append({"id": o.id, "card": o.card, "pass": o.pass_name, "site": o.site,
                        "location": o.location, "kind": kind, "score": round(o.score, 4),
                        "unproven": list(o.unproven), "effect": o.summary.get("effect", []),
+                       "tuning": bool(o.summary.get("small_effect")),
                        "options": {c.name: {"values": list(c.values), "default": c.default,
                                             "tune": c.tune} for c in o.options}})
     return {"kernel": opts.kernel, "kernel_name": kernel, "workload": wl.name,
