@@ -115,7 +115,9 @@ def test_workload_profile_classes():
 
 
 # ------------------------------------------------------------------ the loop, on the CPU
-@pytest.mark.parametrize("name", ["gelu", "swiglu"])
+# the issue's two held-out instances in CI; the second is the same code on other kernels,
+# gated on the CPU emulator: run once, on 3.11 (slow)
+@pytest.mark.parametrize("name", ["gelu", pytest.param("swiglu", marks=pytest.mark.slow)])
 def test_builtin_skills_loop_on_heldout_instances(tmp_path, name):
     doc = run(_opts(name, budget=10))
     f = doc["final"]
@@ -761,6 +763,8 @@ def ex_args(out, only, roots):
         unproven=True, resume=False, quiet=True, cluster=None, jobs=None, results=None)
 
 
+@pytest.mark.slow  # three searches gated on the CPU emulator: once, on 3.11 (the usage
+# errors and "made for other inputs" stay on every Python: the test after this one)
 def test_a_search_resumes_from_its_checkpoint(tmp_path):
     """--checkpoint: every verdict is kept as it is reached; a run cut short and started
     again replays the verdicts it has (no gate) and then goes on, to the same trajectory
