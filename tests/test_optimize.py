@@ -1004,22 +1004,41 @@ def test_headline_table_in_the_results_notes_is_the_recorded_one():
                if r["kind"] != "root" or r["strategy"] != "skills")
 
 
-def test_min_gain_turns_a_gain_within_noise_away(tmp_path, monkeypatch):
-    """--min-gain X keeps a candidate faster in every paired trial only if its median
-    speedup is at least X (on group_norm, a 0.15% l2-prefetch accepted first blocked the
-    34x row-per-warp). The paired timing needs a GPU: here a stand-in reports every
-    correct candidate 0.5% faster in every trial, and the real CPU gate does the rest."""
+def _as_on_a_gpu(monkeypatch):
+    """The search runs as on a GPU (the variants' defaults, the timings) while the real CPU
+    gate compiles and checks every candidate; the test stands in for the paired timing
+    (``search._paired``), which needs a GPU."""
     import kltrans.gate.backends as backends
     import kltrans.optimize.search as search
-    from kltrans.optimize.experiment import _key, label
 
     real_gate, real_resolve = search._gate, backends.resolve_backend
-    # the search sees a GPU ("auto" resolves to cuda); the gate it calls runs on the CPU
     monkeypatch.setattr(backends, "resolve_backend",
                         lambda name: "cuda" if name == "auto" else real_resolve(name))
     monkeypatch.setattr(search, "_gate", lambda src, name, wl, kernel, ne, sizes, backend, opts,
                         stages=("compile", "correct"): real_gate(
                             src, name, wl, kernel, ne, sizes, "cpu", opts, stages))
+
+
+def _hashed_gain(a_src, b_src, *a, **k):
+    """A paired timing's stand-in: every candidate faster in every trial, by a gain of its
+    own (1.01 to 1.106, from its source's hash)."""
+    import hashlib
+
+    g = 1.01 + int(hashlib.sha256(b_src).hexdigest(), 16) % 97 / 1000
+    return {"ok": True, "faster": True, "best_ms": 1.0, "candidate_ms": 1 / g,
+            "speedup_median": g, "speedup_trials": [g] * 5}
+
+
+def test_min_gain_turns_a_gain_within_noise_away(tmp_path, monkeypatch):
+    """--min-gain X keeps a candidate faster in every paired trial only if its median
+    speedup is at least X (on group_norm, a 0.15% l2-prefetch accepted first blocked the
+    34x row-per-warp). The paired timing needs a GPU: here a stand-in reports every
+    correct candidate 0.5% faster in every trial, and the real CPU gate does the rest."""
+    import kltrans.optimize.search as search
+    from kltrans.optimize.experiment import _key, label
+
+    # the search sees a GPU ("auto" resolves to cuda); the gate it calls runs on the CPU
+    _as_on_a_gpu(monkeypatch)
     monkeypatch.setattr(search, "_paired", lambda *a, **k: {
         "ok": True, "faster": True, "best_ms": 1.0, "candidate_ms": 0.995,
         "speedup_median": 1.005, "speedup_trials": [1.004, 1.005, 1.006, 1.005, 1.005]})
@@ -1054,25 +1073,12 @@ def test_select_best_times_the_round_and_moves_to_the_fastest(tmp_path, monkeypa
     `outranked` (wasted, in the experiment's count). --select first moves to the first kept.
     The paired timing needs a GPU: a stand-in gives each candidate its own gain (from its
     source), every one faster in every trial; the real CPU gate does the rest."""
-    import hashlib
-
-    import kltrans.gate.backends as backends
     import kltrans.optimize.search as search
     from kltrans.optimize.experiment import _key, label
 
-    real_gate, real_resolve = search._gate, backends.resolve_backend
-    monkeypatch.setattr(backends, "resolve_backend",
-                        lambda name: "cuda" if name == "auto" else real_resolve(name))
-    monkeypatch.setattr(search, "_gate", lambda src, name, wl, kernel, ne, sizes, backend, opts,
-                        stages=("compile", "correct"): real_gate(
-                            src, name, wl, kernel, ne, sizes, "cpu", opts, stages))
+    _as_on_a_gpu(monkeypatch)
 
-    def paired(a_src, b_src, *a, **k):
-        g = 1.01 + int(hashlib.sha256(b_src).hexdigest(), 16) % 97 / 1000
-        return {"ok": True, "faster": True, "best_ms": 1.0, "candidate_ms": 1 / g,
-                "speedup_median": g, "speedup_trials": [g] * 5}
-
-    monkeypatch.setattr(search, "_paired", paired)
+    monkeypatch.setattr(search, "_paired", _hashed_gain)
     k = tmp_path / "k.cu"
     k.write_text(SAME_CODE_KERNEL)
 
@@ -1129,16 +1135,10 @@ def test_enablers_time_a_step_with_the_card_it_makes_apply(monkeypatch):
     kernel as one candidate, and both kept when the pair is faster. The paired timing needs
     a GPU: a stand-in makes every candidate 1% slower, and the byte-vectorized kernel 1.5x
     faster; the real CPU gate does the rest. Without --enablers no step is kept."""
-    import kltrans.gate.backends as backends
     import kltrans.optimize.search as search
     from kltrans.optimize.experiment import _key, label
 
-    real_gate, real_resolve = search._gate, backends.resolve_backend
-    monkeypatch.setattr(backends, "resolve_backend",
-                        lambda name: "cuda" if name == "auto" else real_resolve(name))
-    monkeypatch.setattr(search, "_gate", lambda src, name, wl, kernel, ne, sizes, backend, opts,
-                        stages=("compile", "correct"): real_gate(
-                            src, name, wl, kernel, ne, sizes, "cpu", opts, stages))
+    _as_on_a_gpu(monkeypatch)
 
     def paired(a_src, b_src, *a, **k):
         g = 1.5 if b"count_vec" in b_src and b"count_vec" not in a_src else 0.99
@@ -1189,16 +1189,10 @@ def test_patience_stops_after_n_evaluations_that_kept_nothing(tmp_path, monkeypa
     here the first candidate timed is faster and every later one is not, so a search with
     patience 3 stops after evaluation 4 (1 kept, then 3 not), where the budget would have
     gone on to 8. The paired timing needs a GPU: a stand-in; the real CPU gate does the rest."""
-    import kltrans.gate.backends as backends
     import kltrans.optimize.search as search
     from kltrans.optimize.experiment import _key, label
 
-    real_gate, real_resolve = search._gate, backends.resolve_backend
-    monkeypatch.setattr(backends, "resolve_backend",
-                        lambda name: "cuda" if name == "auto" else real_resolve(name))
-    monkeypatch.setattr(search, "_gate", lambda src, name, wl, kernel, ne, sizes, backend, opts,
-                        stages=("compile", "correct"): real_gate(
-                            src, name, wl, kernel, ne, sizes, "cpu", opts, stages))
+    _as_on_a_gpu(monkeypatch)
     calls = []
 
     def paired(*a, **k):
@@ -1241,16 +1235,10 @@ def test_offer_tries_retire_an_offer_that_kept_nothing_in_this_state(monkeypatch
     gate does the rest."""
     import collections
 
-    import kltrans.gate.backends as backends
     import kltrans.optimize.search as search
     from kltrans.optimize.experiment import _key, label
 
-    real_gate, real_resolve = search._gate, backends.resolve_backend
-    monkeypatch.setattr(backends, "resolve_backend",
-                        lambda name: "cuda" if name == "auto" else real_resolve(name))
-    monkeypatch.setattr(search, "_gate", lambda src, name, wl, kernel, ne, sizes, backend, opts,
-                        stages=("compile", "correct"): real_gate(
-                            src, name, wl, kernel, ne, sizes, "cpu", opts, stages))
+    _as_on_a_gpu(monkeypatch)
     monkeypatch.setattr(search, "_paired", lambda *a, **k: {
         "ok": True, "faster": False, "best_ms": 1.0, "candidate_ms": 1 / 0.99,
         "speedup_median": 0.99, "speedup_trials": [0.99] * 5})
@@ -1369,26 +1357,13 @@ def test_tune_last_holds_the_tuning_cards_back_and_tries_each_once(monkeypatch):
     to outrank it). The paired timing needs a GPU: a stand-in gives each candidate its own
     gain (from its source), every one faster in every trial; the real CPU gate does the
     rest."""
-    import hashlib
-
-    import kltrans.gate.backends as backends
     import kltrans.optimize.search as search
     from kltrans.optimize.experiment import _key, label
     from kltrans.optimize.retrieve import load_library, small_effect
 
-    real_gate, real_resolve = search._gate, backends.resolve_backend
-    monkeypatch.setattr(backends, "resolve_backend",
-                        lambda name: "cuda" if name == "auto" else real_resolve(name))
-    monkeypatch.setattr(search, "_gate", lambda src, name, wl, kernel, ne, sizes, backend, opts,
-                        stages=("compile", "correct"): real_gate(
-                            src, name, wl, kernel, ne, sizes, "cpu", opts, stages))
+    _as_on_a_gpu(monkeypatch)
 
-    def paired(a_src, b_src, *a, **k):
-        g = 1.01 + int(hashlib.sha256(b_src).hexdigest(), 16) % 97 / 1000
-        return {"ok": True, "faster": True, "best_ms": 1.0, "candidate_ms": 1 / g,
-                "speedup_median": g, "speedup_trials": [g] * 5}
-
-    monkeypatch.setattr(search, "_paired", paired)
+    monkeypatch.setattr(search, "_paired", _hashed_gain)
     tuning = {c.id for c in load_library(SKILLS) if small_effect(c.data)}
     assert {"unroll", "restrict-pointers", "stream-hints", "fast-math",
             "add-launch-bounds"} <= tuning
