@@ -346,6 +346,7 @@ def build_menu(unit, ctx, cards: list[Card], target: dict, profiles: dict,
             rank, parts = -1000.0 - k, {"catalogue": True}
         else:
             rank, parts = score(card, target, profiles)
+        tuning = small_effect(card.data)  # the card's, whatever the site
         # preconditions may read options (a named array, a width): where the evidence
         # values fail at a site, the pass's declared defaults are tried before giving up
         alt = configured(cls, {})
@@ -390,7 +391,7 @@ def build_menu(unit, ctx, cards: list[Card], target: dict, profiles: dict,
                        "rank": parts}
             if open_:
                 summary["unproven"] = list(open_)
-            if small_effect(d):
+            if tuning:
                 summary["small_effect"] = True
             offers.append(Offer("", card.id, card.pass_name, s.index, where, snippet,
                                 choices, rank - 10000.0 if open_ else rank, summary, open_))
