@@ -164,7 +164,7 @@ class SkillsProposer:
             menu = [o for o in menu if spent[(o.card, o.site)] < self.offer_tries]
             self.retired = full - len(menu)
         if self.tune_last:
-            menu = self._tier(unit, menu, mine, tried)
+            menu = self._tier(menu, mine, tried)
         if not menu:
             return None
         lost = frozenset(lost_key(t["card"], t["options"], t["snippet"]) for t in tried
@@ -188,8 +188,8 @@ class SkillsProposer:
                 self.filler, self.fallback = BuiltinFiller(), None
                 continue
             if pick is None:
-                if self.tune_last and not self.tuning:  # an LLM filler has no more
-                    self._begin_tuning(tried)
+                if self.tune_last and not self.tuning and not self._round_open(mine):
+                    self._begin_tuning(tried)  # the other cards' offers are spent here
                     return self.propose(unit, ctx, state, tried)
                 return None
             why = check_pick(pick, menu)
@@ -217,17 +217,17 @@ class SkillsProposer:
                              "rank": offer.summary.get("rank")})
         return None
 
-    def _tier(self, unit, menu, mine, tried):
+    def _tier(self, menu, mine, tried):
         """--tune-last: the offers of this proposal. Before the tuning phase, the offers
-        of other cards; when none is left to pick in this state (and no candidate kept in
-        its round waits to be moved to), the phase begins and lasts to the end of the
-        search: the tuning cards' offers, less every (card, site text) already gated in
-        the phase, in any state."""
+        of other cards; when the filler has none left to pick in this state (propose) and
+        no candidate kept in its round waits to be moved to, the phase begins and lasts to
+        the end of the search: the tuning cards' offers, less every (card, site text)
+        already gated in the phase, in any state."""
         if not self.tuning:
             main = [o for o in menu if not o.summary.get("small_effect")]
-            if main and self._picks(unit, main, mine, tried):
+            if main:
                 return main
-            if any(t.get("verdict") == "kept" for t in mine):
+            if self._round_open(mine):
                 return []  # the round's best is moved to first, then the phase begins
             self._begin_tuning(tried)
         done = {(t["card"], t["snippet"]) for t in tried
@@ -242,15 +242,10 @@ class SkillsProposer:
             "reason": "no offer of a card with a measured effect beyond a tie is left in "
                       "this kernel state; the tuning cards follow, each tried once"})
 
-    def _picks(self, unit, menu, mine, tried) -> bool:
-        """Whether the builtin filler would still pick from ``menu`` in this state (an LLM
-        filler is asked, and its None begins the tuning phase: see propose)."""
-        from kltrans.optimize.fillers import BuiltinFiller
-
-        if not isinstance(self.filler, BuiltinFiller):
-            return True
-        return self.filler.pick(unit.source.decode("utf-8", "replace"), menu, mine,
-                                frozenset()) is not None
+    @staticmethod
+    def _round_open(mine) -> bool:
+        """A candidate kept in this state's round waits to be moved to (--select best)."""
+        return any(t.get("verdict") == "kept" for t in mine)
 
 
 def _is_llm_failure(e: Exception) -> bool:
