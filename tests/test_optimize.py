@@ -1048,6 +1048,13 @@ def test_headline_table_in_the_results_notes_is_the_recorded_one():
         # the rule of bench/results/tune_last_seed1_plan.txt, as the notes report it
         assert mine["geomean_speedup"] > max(bl["geomean_speedup"], me["geomean_speedup"])
         assert mine["wasted"] < min(bl["wasted"], me["wasted"])
+    d1 = agg("experiment_seed1_heldout_default.json")["aggregate"]
+    d1 = d1["heldout/skills+best+enablers+t1"]
+    assert (d1["seeds"], d1["targets"]) == ([1], 22)
+    assert (f"**{d1['geomean_speedup']:.2f}×** (seed 0: 3.37×), with {d1['wasted']} wasted "
+            f"of {d1['evaluations']}") in notes
+    assert d1["wasted"] > m1["wasted"] and f"wasting {d1['wasted']} there against memory's " \
+        f"{m1['wasted']}" in notes
     # both records are runs after the pragma fix: every run has its same-code count (the
     # first two root runs were made before the count was recorded)
     assert all(r.get("same_code") is not None for r in head["rows"] + doc["rows"]
