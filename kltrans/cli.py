@@ -269,6 +269,8 @@ def cmd_opt(args) -> int:
     from kltrans.syntax.files import atomic_write
     from kltrans.syntax.unit import load, origin_text, read_source
 
+    from kltrans.syntax.files import output_problem
+
     if args.in_place and args.output:
         raise UsageError("-i and -o exclude each other")
     passes = _pipeline(args.passes)
@@ -276,6 +278,10 @@ def cmd_opt(args) -> int:
     path = args.file
     if os.path.isdir(path):
         raise InputError.at(path, "is a directory", hint="name one .cu, .cuh or .py file")
+    why = args.output and output_problem(args.output, [path])
+    if why:
+        raise UsageError(f"{args.output}: -o {why}" + (" (-i rewrites the input in place)"
+                                                         if "overwrite" in why else ""))
     original_text = read_source(path)
     units = load(path)
     diags = [d for u in units for d in u.parse_diagnostics()]
@@ -295,6 +301,9 @@ def cmd_opt(args) -> int:
                 print(f"// *** {u.path} after {spec} ***", file=sys.stderr)
                 print(snap.source.decode("utf-8"), file=sys.stderr)
     new_text = origin_text(path, pairs).decode("utf-8") if not args.dry_run else original_text
+    # like a compiler: a file with syntax errors gets its diagnostics and no output (the
+    # passes skip what did not parse, but a rewrite of the rest is not what was asked for)
+    broken = any(d.severity == "error" for d in diags)
     if args.json:
         out = {"file": path, "pipeline": ",".join(p.spec() for p in passes),
                "dry_run": args.dry_run,
@@ -302,7 +311,7 @@ def cmd_opt(args) -> int:
                          for u, res in reports],
                "changed": new_text != original_text,
                "diagnostics": [d.to_json() for d in diags]}
-        if not args.dry_run and not (args.output or args.in_place):
+        if not args.dry_run and not (args.output or args.in_place) and not broken:
             out["output"] = new_text
         print(json.dumps(out, indent=2))
     else:
@@ -313,6 +322,10 @@ def cmd_opt(args) -> int:
                     if args.dry_run or site.status != "applied" or site.reason or args.verbose:
                         print(site.remark(name), file=sys.stderr)
         emit(diags)
+    if broken:
+        print(f"kltrans: error: {path}: not rewritten: it has syntax errors (above)",
+              file=sys.stderr)
+        return EXIT_USAGE
     if args.dry_run:
         if not args.json:
             for u, res in reports:
@@ -566,8 +579,25 @@ def cmd_bench_corpus(args) -> int:
 
     if not os.path.isdir(args.corpus):
         raise UsageError(f"{args.corpus}: not a directory")
-    if not workload_dirs(args.corpus, args.heldout):
+    dirs = workload_dirs(args.corpus, args.heldout)
+    if not dirs:
         raise UsageError(f"{args.corpus}: no workload folders (with workload.yaml)")
+    names = {os.path.basename(d) for d in dirs}
+    unknown = [n for n in (args.only or ()) if n not in names]
+    if unknown:
+        raise UsageError(f"--only {unknown[0]}: no such workload in {args.corpus}",
+                         hint=f"workloads: {', '.join(sorted(names))}")
+    for d in dirs:  # every spec is read before any work: a bad one is an input error
+        if not args.only or os.path.basename(d) in args.only:
+            _load_wl(d)
+    if args.out:
+        from kltrans.syntax.files import output_problem
+
+        if os.path.exists(args.out) and not os.path.isdir(args.out):
+            raise UsageError(f"{args.out}: --out is a file; name a directory")
+        why = output_problem(os.path.join(args.out, "x"))
+        if why:
+            raise UsageError(f"{args.out}: --out: {why}")
     from kltrans.gate.executor import ExecutorError, make_executor
 
     be = resolve_backend(args.backend)
@@ -635,6 +665,8 @@ def cmd_lineage(args) -> int:
         print(f"{doc['config']['workload']}: the round trip holds for "
               f"{len(doc['transitions']) - bad} of {len(doc['transitions'])} step(s)")
         return EXIT_OK
+    if args.out and os.path.exists(args.out) and not os.path.isdir(args.out):
+        raise UsageError(f"{args.out}: --out is a file; name a directory")
     if args.max_steps < 0 or (args.jobs is not None and args.jobs < 1):
         raise UsageError("--max-steps must be >= 0 and --jobs >= 1")
     if not args.side_ms > 0 or args.max_backtracks < 0:
@@ -675,6 +707,8 @@ def cmd_skills(args) -> int:
             dirs = args.lineages
             if not dirs:
                 raise UsageError("skills extract needs lineage folders (e.g. corpus/*/lineage)")
+            if os.path.exists(args.out) and not os.path.isdir(args.out):
+                raise UsageError(f"{args.out}: -o is a file; name a directory for the cards")
             for d in dirs:
                 if not os.path.isfile(os.path.join(d, "lineage.json")):
                     raise UsageError(f"{d}: no lineage.json (run 'kltrans lineage' first)")
@@ -925,6 +959,13 @@ def main(argv: list[str] | None = None) -> int:
         print(f"kltrans: error: {e}", file=sys.stderr)
         if e.hint:
             print(f"hint: {e.hint}", file=sys.stderr)
+        return EXIT_USAGE
+    except (IsADirectoryError, NotADirectoryError, PermissionError, FileNotFoundError) as e:
+        if e.filename is None:
+            raise
+        # a path the user named that cannot be read or written (an output under a file,
+        # a directory where a file goes): what and where, not a traceback
+        print(f"kltrans: error: {e.filename}: {e.strerror or e}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
         print("kltrans: interrupted", file=sys.stderr)

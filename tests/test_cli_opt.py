@@ -177,3 +177,33 @@ def test_new_pass_refuses_bad_or_taken_names(tmp_path):
     assert (tmp_path / "passes" / "__init__.py").read_text() == before
     assert sorted(os.listdir(tmp_path / "passes")) == sorted(
         f for f in os.listdir(os.path.join(root, "passes")) if f != "__pycache__")
+
+
+def test_opt_refuses_to_write_over_its_input_or_into_a_directory(loop, tmp_path):
+    """-o naming the input (under any name), a directory, or a path below a file is a
+    usage error before anything is written; the input is kept byte for byte."""
+    (tmp_path / "d").mkdir()
+    (tmp_path / "f").write_text("x")
+    link = tmp_path / "same.cu"
+    os.link(loop, link)
+    for out, what in ((loop, "would overwrite"), (link, "would overwrite"),
+                      (tmp_path / "d", "is a directory"), (tmp_path / "f" / "x.cu", "is a file")):
+        p = run("opt", "-p", "unroll{factor=4}", str(loop), "-o", str(out))
+        assert p.returncode == 2 and what in p.stderr, (out, p.stderr)
+        assert loop.read_text() == LOOP
+    assert (tmp_path / "f").read_text() == "x"
+
+
+def test_opt_writes_nothing_for_a_file_with_syntax_errors(tmp_path):
+    """A file with a syntax error gets its diagnostic and exit 2, and no output at all:
+    not in place (-i), not -o, not stdout; the loop of its other kernel is not unrolled."""
+    f = tmp_path / "two.cu"
+    text = LOOP + "__global__ void bad(float* x) { x[0] = ; }\n"
+    f.write_text(text)
+    out = tmp_path / "out.cu"
+    for extra in (["-i"], ["-o", str(out)], []):
+        p = run("opt", "-p", "unroll{factor=4}", str(f), *extra)
+        assert p.returncode == 2, p.stderr
+        assert f"{f}:6:" in p.stderr and "syntax error" in p.stderr
+        assert "not rewritten" in p.stderr and "#pragma" not in p.stdout
+        assert f.read_text() == text and not out.exists()

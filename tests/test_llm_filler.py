@@ -327,11 +327,14 @@ def test_optimize_rejected_replies_spend_no_evaluation(llm_server):
     assert len(llm_server.chat_requests()) == len(llm)
 
 
-def test_optimize_llm_unavailable_stops_or_falls_back(llm_server):
+def test_optimize_llm_unavailable_stops_or_falls_back(llm_server, tmp_path):
     llm_server.default = "http500"
-    r = optimize(llm_server)
+    out = tmp_path / "out.cu"
+    r = optimize(llm_server, "-o", str(out))
     assert r.returncode == 1, r.stderr  # reported and stopped: not a success
     assert "--fallback builtin" in r.stderr
+    # a failed run writes no kernel (as a compiler that stops on an error)
+    assert not out.exists() and "no kernel written" in r.stderr
     doc = json.loads(r.stdout)
     assert doc["termination"]["kind"] == "llm-unavailable"
     assert "HTTP 500" in doc["termination"]["reason"]
@@ -339,6 +342,8 @@ def test_optimize_llm_unavailable_stops_or_falls_back(llm_server):
 
     r = optimize(llm_server, "--fallback", "builtin")
     assert r.returncode == 0, r.stderr
+    # the switch is said on stderr, not only in the log's events
+    assert "warning: the llm filler failed" in r.stderr and "HTTP 500" in r.stderr
     doc = json.loads(r.stdout)
     failed = [e for e in doc["events"] if e["kind"] == "filler-failed"]
     assert len(failed) == 1 and "HTTP 500" in failed[0]["reason"]

@@ -168,15 +168,22 @@ def register(sub) -> None:
 
 def cmd_optimize(args) -> int:
     from kltrans.cli import UsageError
+    from kltrans.lineage.walk import WalkError
     from kltrans.optimize.search import OptimizeError, OptimizeOptions, menu_report, run
     from kltrans.syntax.files import atomic_write
 
-    if args.output and os.path.abspath(args.output) == os.path.abspath(args.kernel):
-        raise UsageError(f"{args.output}: -o would overwrite the input kernel; name another file")
+    from kltrans.syntax.files import output_problem
+
+    # every output checked before any gate time is spent: not a directory, not below a
+    # file, not the input kernel and not another of these outputs
+    outs = [(f, p) for f, p in (("-o", args.output), ("--log", args.log),
+                                ("--checkpoint", args.checkpoint)) if p]
+    for k, (flag, path) in enumerate(outs):
+        why = output_problem(path, [(args.kernel, "the input kernel")] +
+                             [(p, f"the {f} file") for f, p in outs[:k]])
+        if why:
+            raise UsageError(f"{path}: {flag} {why}")
     if args.checkpoint:
-        if os.path.abspath(args.checkpoint) == os.path.abspath(args.kernel):
-            raise UsageError(f"{args.checkpoint}: --checkpoint would overwrite the input "
-                             f"kernel; name another file")
         where = os.path.dirname(os.path.abspath(args.checkpoint))
         if not os.path.isdir(where):
             raise UsageError(f"{args.checkpoint}: no such directory for --checkpoint")
@@ -199,22 +206,30 @@ def cmd_optimize(args) -> int:
                                  f"go with it")
         try:
             doc = menu_report(opts)
-        except OptimizeError as e:
+        except (OptimizeError, WalkError) as e:
             raise UsageError(str(e)) from None
         sys.stdout.write(json.dumps(doc, indent=1) + "\n" if args.json else render_menu(doc))
         return 0
     try:
         doc = run(opts)
-    except OptimizeError as e:
+    except (OptimizeError, WalkError) as e:
         raise UsageError(str(e)) from None
-    if args.log:
+    failed = doc["termination"]["kind"] == "llm-unavailable"
+    if args.log:  # the record of what happened, a failed run's too
         atomic_write(args.log, json.dumps(doc, indent=1) + "\n")
-    if args.output:
+    if args.output and not failed:
         atomic_write(args.output, doc["final"]["source"])
     if args.json:
         print(json.dumps(doc, indent=1))
-    elif not args.output:
+    elif not args.output and not failed:
         sys.stdout.write(doc["final"]["source"])
+    for ev in doc["events"]:
+        if ev.get("kind") == "filler-failed" and any(
+                e.get("kind") == "fallback" for e in doc["events"]):
+            print(f"kltrans optimize: warning: the {ev.get('filler', 'llm')} filler failed "
+                  f"({ev.get('error')}: {ev.get('reason')}); going on with the builtin "
+                  f"filler (--fallback builtin)", file=sys.stderr)
+            break
     f, t = doc["final"], doc["termination"]
     sp = f"{f['speedup_vs_start']:.3f}x" if f["measured"] else "not measured (no GPU)"
     print(f"kltrans optimize: {doc['config']['workload']} ({doc['config']['strategy']}): "
@@ -224,7 +239,8 @@ def cmd_optimize(args) -> int:
         print(f"  +{a['evaluation']:3d}: {a['spec']} at site {a['site']}", file=sys.stderr)
     if t["kind"] == "llm-unavailable":
         print(f"kltrans optimize: error: the LLM filler stopped the run: {t['reason']} "
-              f"(--fallback builtin goes on without it)", file=sys.stderr)
+              f"(--fallback builtin goes on without it); no kernel written",
+              file=sys.stderr)
         return 1
     return 0
 
@@ -274,7 +290,14 @@ def render_menu(doc: dict) -> str:
 def cmd_experiment(args) -> int:
     from kltrans.cli import UsageError
     from kltrans.optimize.experiment import ExperimentError, run_experiment
+    from kltrans.syntax.files import output_problem
 
+    if args.out and os.path.exists(args.out) and not os.path.isdir(args.out):
+        raise UsageError(f"{args.out}: --out is a file; name a directory")
+    for flag, path in (("--results", args.results),):
+        why = path and output_problem(path, [args.notes])
+        if why:
+            raise UsageError(f"{path}: {flag} {why}")
     try:
         run_experiment(args)
     except ExperimentError as e:

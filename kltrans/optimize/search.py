@@ -417,13 +417,19 @@ class _Checkpoint:
         self.replay: dict = {}
         self.replayed = 0
         self.other = False  # the file holds another run's verdicts
-        if path and os.path.isfile(path):
+        if path and os.path.exists(path):
             try:
                 with open(path, encoding="utf-8") as f:
                     doc = json.load(f)
             except (OSError, ValueError):
-                doc = {}
-            if isinstance(doc, dict) and doc.get("key") == self.key:
+                doc = None
+            if not (isinstance(doc, dict) and isinstance(doc.get("key"), str)
+                    and isinstance(doc.get("verdicts"), dict)):
+                # not one of ours: replacing it would lose a file the user meant to keep
+                raise OptimizeError(f"{path}: --checkpoint names a file that is not a "
+                                    f"kltrans checkpoint (a JSON object with 'key' and "
+                                    f"'verdicts'); remove it or name another file")
+            if doc.get("key") == self.key:
                 self.replay = dict(doc.get("verdicts") or {})
             else:
                 self.other = True

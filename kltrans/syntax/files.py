@@ -32,3 +32,28 @@ def atomic_write(path: str, data: str | bytes, mode: int | None = None,
         except OSError:
             pass
         raise
+
+
+def output_problem(path: str, inputs=()) -> str | None:
+    """Why ``path`` cannot take an output file, or None: it is a directory, one of the
+    ``inputs`` (paths, or (path, what it is) pairs; the same file under another name too),
+    or a path below a file. A missing
+    parent directory is no problem (:func:`atomic_write` makes it)."""
+    a = os.path.abspath(path)
+    if os.path.isdir(a):
+        return "is a directory; name a file"
+    for i in inputs:  # a path, or (path, what it is)
+        i, what = i if isinstance(i, tuple) else (i, i)
+        if i is None:
+            continue
+        same = os.path.abspath(i) == a
+        if not same and os.path.exists(a) and os.path.exists(i):
+            same = os.path.samefile(a, i)
+        if same:
+            return f"would overwrite {what}; name another file"
+    up = os.path.dirname(a)
+    while up and not os.path.exists(up):
+        up = os.path.dirname(up)
+    if up and not os.path.isdir(up):
+        return f"{up} is a file, not a directory"
+    return None

@@ -179,8 +179,10 @@ def load_workload(path: str) -> Workload:
         raise SpecError(f"{folder}: no workload.yaml (a workload is a folder with "
                         f"workload.yaml, reference.py and kernel files)")
     try:
-        with open(spec_path) as f:
+        with open(spec_path, encoding="utf-8") as f:
             data = yaml.safe_load(f)
+    except UnicodeDecodeError as e:
+        raise _err(spec_path, f"byte {e.start}", "not UTF-8 text") from None
     except yaml.YAMLError as e:
         mark = getattr(e, "problem_mark", None)
         where = f"line {mark.line + 1}" if mark else "parse"
@@ -295,6 +297,12 @@ def load_workload(path: str) -> Workload:
             raise _err(P, f"tolerance.{k}.{sorted(extra)[0]}", "unknown field")
         if v.get("rule") not in (None, "set"):
             raise _err(P, f"tolerance.{k}.rule", "must be set")
+        for f in ("rtol", "atol"):
+            x = v.get(f, 0.0)
+            if isinstance(x, bool) or not isinstance(x, (int, float)) or not x >= 0:
+                raise _err(P, f"tolerance.{k}.{f}", "must be a number, 0 or more")
+        if not isinstance(v.get("exact", False), bool):
+            raise _err(P, f"tolerance.{k}.exact", "must be true or false")
         tol[k] = Tolerance(float(v.get("rtol", 0.0)), float(v.get("atol", 0.0)),
                            bool(v.get("exact", False)), v.get("rule"))
     missing = [o for o in outs if o not in tol]
