@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import sys
 
 EXIT_OK, EXIT_CHECK_FAILED, EXIT_USAGE = 0, 1, 2
@@ -278,6 +279,8 @@ def cmd_opt(args) -> int:
     path = args.file
     if os.path.isdir(path):
         raise InputError.at(path, "is a directory", hint="name one .cu, .cuh or .py file")
+    if args.site is not None and args.site < 1:
+        raise UsageError(f"--site {args.site}: sites are numbered from 1")
     why = args.output and output_problem(args.output, [path])
     if why:
         raise UsageError(f"{args.output}: -o {why}" + (" (-i rewrites the input in place)"
@@ -289,6 +292,13 @@ def cmd_opt(args) -> int:
         raise InputError.at(path, "no CUDA source to rewrite",
                             hint="kltrans looks for load_inline(cuda_sources=...), cupy "
                                  "RawKernel/RawModule and cuda.core Program in Python files")
+    if args.kernel:
+        from kltrans.syntax.cuda import find_functions
+
+        names = sorted({f.name for u in units for f in find_functions(u)})
+        if args.kernel not in names:
+            raise UsageError(f"--kernel {args.kernel}: no such function in {path}",
+                             f"functions: {', '.join(names) or 'none'}")
     pairs = []
     reports = []
     for u in units:
@@ -300,6 +310,10 @@ def cmd_opt(args) -> int:
             for spec, snap in res.snapshots:
                 print(f"// *** {u.path} after {spec} ***", file=sys.stderr)
                 print(snap.source.decode("utf-8"), file=sys.stderr)
+    if args.site is not None and not any(rep.sites for _, res in reports for rep in res.reports):
+        raise UsageError(f"--site {args.site}: no pass of the pipeline has a site "
+                         f"{args.site}" + (f" in {args.kernel}" if args.kernel else ""),
+                         "kltrans opt --dry-run lists the sites")
     new_text = origin_text(path, pairs).decode("utf-8") if not args.dry_run else original_text
     # like a compiler: a file with syntax errors gets its diagnostics and no output (the
     # passes skip what did not parse, but a rewrite of the rest is not what was asked for)
@@ -486,6 +500,8 @@ def _sizes_arg(wl, text):
                 d[k] = int(v)
             except ValueError:
                 raise UsageError(f"--sizes: {v!r} is not an integer") from None
+            if d[k] < 0:
+                raise UsageError(f"--sizes: {k}={d[k]}: a size is 0 or more")
         if set(d) != set(wl.sizes):
             raise UsageError(f"--sizes: give every size of {wl.name}: {', '.join(wl.sizes)}")
         out.append(d)
@@ -502,6 +518,10 @@ def cmd_gate(args) -> int:
     bad = [s for s in stages if s not in STAGES]
     if bad:
         raise UsageError(f"unknown stage {bad[0]!r}", f"stages are {', '.join(STAGES)}")
+    if not stages:
+        raise UsageError("--stages names no stage", f"stages are {', '.join(STAGES)}")
+    if not args.timeout > 0:
+        raise UsageError(f"--timeout must be more than 0 seconds (got {args.timeout:g})")
     read_source(args.kernel_file)  # clear errors for missing / non-UTF-8 files
     if not args.kernel_file.endswith((".cu", ".cuh")):
         raise InputError.at(args.kernel_file, "the gate takes a .cu or .cuh kernel file")
@@ -956,7 +976,10 @@ def main(argv: list[str] | None = None) -> int:
         emit([e.diagnostic])
         return EXIT_USAGE
     except UsageError as e:
-        print(f"kltrans: error: {e}", file=sys.stderr)
+        msg = str(e)
+        # a message that is a diagnostic already (file:line:col: error: ...) as it is
+        located = re.match(r"[^\s:][^:\n]*:\d+:\d+: (error|warning): ", msg)
+        print(msg if located else f"kltrans: error: {msg}", file=sys.stderr)
         if e.hint:
             print(f"hint: {e.hint}", file=sys.stderr)
         return EXIT_USAGE

@@ -207,3 +207,33 @@ def test_opt_writes_nothing_for_a_file_with_syntax_errors(tmp_path):
         assert f"{f}:6:" in p.stderr and "syntax error" in p.stderr
         assert "not rewritten" in p.stderr and "#pragma" not in p.stdout
         assert f.read_text() == text and not out.exists()
+
+
+def test_opt_site_kernel_and_repeated_option_are_checked(loop):
+    """A site number below 1 or beyond every pass's sites, a --kernel the file does not
+    have, and an option given twice are usage errors, not a silent no-op."""
+    for argv, what in ((["--site", "0"], "sites are numbered from 1"),
+                       (["--site", "99"], "no pass of the pipeline has a site 99"),
+                       (["--kernel", "nosuch"], "--kernel nosuch: no such function")):
+        p = run("opt", "-p", "unroll{factor=4}", str(loop), *argv)
+        assert p.returncode == 2 and what in p.stderr, p.stderr
+    p = run("opt", "-p", "unroll{factor=4,factor=8}", str(loop))
+    assert p.returncode == 2 and "option 'factor' given twice" in p.stderr
+    p = run("opt", "-p", "unroll{factor=4}", str(loop), "--site", "1", "--kernel", "sum4")
+    assert p.returncode == 0 and "#pragma unroll 4" in p.stdout
+    assert loop.read_text() == LOOP
+
+
+def test_test_passes_reports_a_bad_fixture_without_a_traceback(tmp_path):
+    """A fixture whose RUN line the pipeline refuses fails with the reason (exit 1); one
+    that is not UTF-8 is an input error (exit 2)."""
+    d = tmp_path / "tests" / "passes" / "unroll"
+    d.mkdir(parents=True)
+    case = d / "bad_run.cu"
+    case.write_text("// RUN: kltrans opt -p 'unroll{factor=abc}'\n" + LOOP)
+    (d / "bad_run.expected.cu").write_text(LOOP)
+    p = run("test-passes", "--root", str(tmp_path), "unroll")
+    assert p.returncode == 1 and "FAIL" in p.stdout and "the RUN line is refused" in p.stdout
+    case.write_bytes(b"// RUN: kltrans opt -p 'unroll{factor=4}'\n" + LOOP.encode() + b"\xff\n")
+    p = run("test-passes", "--root", str(tmp_path), "unroll")
+    assert p.returncode == 2 and "not UTF-8 text" in p.stderr and str(case) in p.stderr

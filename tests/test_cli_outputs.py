@@ -1,8 +1,8 @@
 """Output paths and input specs that the CLI refuses before any work: a directory where a
 file goes, a path below a file, an output that names an input or another output, a file
 that is not a kltrans checkpoint, a workload spec that is not UTF-8 or has a tolerance that
-is not a number. Each is exit 2 with the path in the message, no traceback, and every
-input byte for byte as it was."""
+is not a number, a gate asked for no stage or for a kernel without a launch. Each is exit 2
+with the path in the message, no traceback, and every input byte for byte as it was."""
 
 import os
 import re
@@ -108,3 +108,36 @@ def test_workload_spec_not_utf8_or_with_a_tolerance_that_is_not_a_number(tmp_pat
         spec.write_bytes(edit(spec.read_bytes()))
         rc, err = kltrans(capsys, "gate", kernel, "--workload", wl, "--backend", "cpu")
         assert rc == 2 and f"{spec}" in err and what in err, err
+
+
+def test_gate_input_errors_are_usage_errors(tmp_path, kernel, capsys):
+    """What the user gave wrong is exit 2 before any check runs, not a failed check: no
+    launch contract, a malformed one, a reference that is not Python, an input
+    distribution with a parameter that is not a number, no stage, a timeout of 0, a
+    negative size."""
+    text = kernel.read_text()
+    nohdr = tmp_path / "nohdr.cu"
+    nohdr.write_text("".join(ln for ln in text.splitlines(True) if "kltrans: launch" not in ln))
+    bad = tmp_path / "badhdr.cu"
+    bad.write_text(text.replace("grid=", "grod=", 1))
+    ref = tmp_path / "ref"
+    shutil.copytree(GELU, ref)
+    with open(ref / "reference.py", "a") as f:
+        f.write("def broken(:\n")
+    dist = tmp_path / "dist"
+    shutil.copytree(GELU, dist)
+    spec = (dist / "workload.yaml").read_text()
+    assert "std: 2.0}" in spec
+    (dist / "workload.yaml").write_text(spec.replace("std: 2.0}", "std: wide}"))
+    cpu = ["--backend", "cpu"]
+    for argv, what in (
+            ([nohdr, "--workload", GELU], "no launch contract for gelu_naive"),
+            ([bad, "--workload", GELU], f"{bad}:1:1: unknown key 'grod'"),
+            ([kernel, "--workload", ref], f"{ref / 'reference.py'}:"),
+            ([kernel, "--workload", dist], "inputs.x.std: must be a number"),
+            ([kernel, "--workload", GELU, "--stages", ""], "--stages names no stage"),
+            ([kernel, "--workload", GELU, "--timeout", "0"], "--timeout must be more than 0"),
+            ([kernel, "--workload", GELU, "--sizes", "n=-5"], "n=-5: a size is 0 or more")):
+        rc, err = kltrans(capsys, "gate", *argv, *cpu)
+        assert rc == 2 and what in err, (argv, err)
+    assert kernel.read_text() == text

@@ -84,6 +84,17 @@ def gate(kernel_file: str, workload: str, kernel: str | None = None, backend: st
     [unit] = load(kernel_file)
     kname, ne = pick_kernel(wl, kernel_file, unit, kernel)
     ne = name_expression or ne
+    if "correct" in stages or "profile" in stages:
+        from kltrans.syntax.contract import ContractError, contracts
+
+        try:  # the launch the checks need, read before any work (the worker reads it too)
+            have = contracts(unit)
+        except ContractError as e:
+            raise GateUsageError(str(e)) from None
+        if kname not in have:
+            raise GateUsageError(
+                f"{kernel_file}: no launch contract for {kname} (add a line "
+                f"'// kltrans: launch {kname} grid=... block=...', or a host launcher)")
     be = resolve_backend(backend)
     target = arch or "sm_90"
     results = []

@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from kltrans.passes.facts import Context
 from kltrans.passes.manager import run_pipeline
 from kltrans.passes.pipeline import parse_pipeline
+from kltrans.passes.registry import RegistryError, UnknownPass
 from kltrans.syntax import parse
 from kltrans.syntax.files import atomic_write
 
@@ -82,8 +83,11 @@ class Case:
 
 
 def read_case(path: str) -> Case:
-    with open(path, encoding="utf-8") as f:
-        text = f.read()
+    try:
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+    except UnicodeDecodeError as e:
+        raise FixtureError(f"{path}: not UTF-8 text (byte {e.start})") from None
     runs = _RUN.findall(text)
     if len(runs) != 1:
         raise FixtureError(f"{path}: needs exactly one '// RUN: kltrans opt -p ...' line")
@@ -105,7 +109,10 @@ def read_case(path: str) -> Case:
         elif a == "--kernel":
             case.kernel = val
         elif a == "--site":
-            case.site = int(val)
+            try:
+                case.site = int(val)
+            except (TypeError, ValueError):
+                raise FixtureError(f"{path}: RUN: --site takes a number, not {val!r}") from None
         elif a == "--force":
             case.force = True
             i += 1
@@ -186,8 +193,13 @@ def run_case(case: Case, update: bool = False) -> Outcome:
         out.ok = False
         out.messages.append("the input does not parse: " + str(unit.parse_diagnostics()[0]))
         return out
-    passes = parse_pipeline(case.pipeline)
-    ctx = case.context()
+    try:  # a RUN line the pipeline or the facts refuse: this fixture fails, with why
+        passes = parse_pipeline(case.pipeline)
+        ctx = case.context()
+    except (ValueError, UnknownPass, RegistryError) as e:
+        out.ok = False
+        out.messages.append(f"{case.path}: the RUN line is refused: {e}")
+        return out
     res = run_pipeline(unit, passes, ctx, only_site=case.site)
     out.output = res.unit.source
     out.applied = sum(r.applied for r in res.reports)

@@ -80,6 +80,8 @@ def parse_pipeline_text(text: str) -> list[Element]:
                     if not m:
                         raise PipelineError("expected an option name", text, i)
                     oname = m.group()
+                    if any(o[0] == oname for o in opts):
+                        raise PipelineError(f"option {oname!r} given twice", text, i)
                     i = m.end()
                     skip_ws()
                     if i >= n or text[i] != "=":

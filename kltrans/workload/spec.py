@@ -56,6 +56,19 @@ class SpecError(ValueError):
     """A workload spec that does not validate; the message names the file and field."""
 
 
+def _check_python(path: str) -> None:
+    """A reference that is not valid Python is a spec error where it is (file:line:col),
+    found when the spec is read, not when a check first runs it."""
+    try:
+        with open(path, "rb") as f:
+            compile(f.read(), path, "exec", dont_inherit=True)
+    except SyntaxError as e:
+        raise SpecError(f"{path}:{e.lineno or 0}:{e.offset or 0}: Python syntax error: "
+                        f"{e.msg}") from None
+    except ValueError as e:  # null bytes
+        raise SpecError(f"{path}: {e}") from None
+
+
 def _err(path: str, where: str, msg: str) -> SpecError:
     return SpecError(f"{path}: {where}: {msg}")
 
@@ -285,6 +298,14 @@ def load_workload(path: str) -> Workload:
             raise _err(P, f"inputs.{k}", "no such argument")
         if not isinstance(v, dict) or v.get("dist", "uniform") not in DISTS:
             raise _err(P, f"inputs.{k}.dist", f"must be one of {', '.join(DISTS)}")
+        extra = set(v) - {"dist", "mean", "std", "low", "high"}
+        if extra:
+            raise _err(P, f"inputs.{k}.{sorted(extra)[0]}",
+                       "unknown field (known: dist, mean, std, low, high)")
+        for f in ("mean", "std", "low", "high"):
+            x = v.get(f, 0)
+            if isinstance(x, bool) or not isinstance(x, (int, float)):
+                raise _err(P, f"inputs.{k}.{f}", "must be a number")
     tol = {}
     outs = [a.name for a in args if a.role in ("out", "inout")]
     for k, v in (need("tolerance", dict)).items():
@@ -312,8 +333,9 @@ def load_workload(path: str) -> Workload:
     if not isinstance(roof, dict) or set(roof) - {"bytes", "flops"}:
         raise _err(P, "roofline", "may hold bytes and flops formulas")
     ref = data.get("reference", "reference.py")
-    if not os.path.isfile(os.path.join(folder, ref)):
+    if not isinstance(ref, str) or not os.path.isfile(os.path.join(folder, ref)):
         raise _err(P, "reference", f"{ref} not found in {folder}")
+    _check_python(os.path.join(folder, ref))
     seeds = data.get("seeds", [0, 1, 2])
     if not isinstance(seeds, list) or len(seeds) < 3 or not all(isinstance(s, int) for s in seeds):
         raise _err(P, "seeds", "needs at least 3 integer seeds")
