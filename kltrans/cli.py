@@ -689,8 +689,8 @@ def cmd_lineage(args) -> int:
         raise UsageError(f"{args.out}: --out is a file; name a directory")
     if args.max_steps < 0 or (args.jobs is not None and args.jobs < 1):
         raise UsageError("--max-steps must be >= 0 and --jobs >= 1")
-    if not args.side_ms > 0 or args.max_backtracks < 0:
-        raise UsageError("--side-ms must be > 0 and --max-backtracks >= 0")
+    if not args.side_ms > 0 or args.max_backtracks < 0 or args.probes < 0:
+        raise UsageError("--side-ms must be > 0, --max-backtracks >= 0 and --probes >= 0")
     if args.redo_from is not None and (args.redo_from < 1 or args.restart):
         raise UsageError("--redo-from must be >= 1, and cannot go with --restart")
     opts = WalkOptions(args.workload, args.expert, args.backend, args.max_steps, args.out,

@@ -141,3 +141,17 @@ def test_gate_input_errors_are_usage_errors(tmp_path, kernel, capsys):
         rc, err = kltrans(capsys, "gate", *argv, *cpu)
         assert rc == 2 and what in err, (argv, err)
     assert kernel.read_text() == text
+
+
+def test_search_and_walk_numbers_out_of_range(kernel, capsys):
+    base = ["optimize", kernel, "--workload", GELU, "--backend", "cpu", "--budget", "1", "-q"]
+    for extra, what in ((["--time-budget", "-5"], "--time-budget must be more than 0"),
+                        (["--trial-ms", "-5"], "--trial-ms more than 0"),
+                        (["--strategy", "memory", "--corpus", "no-such-dir"],
+                         "no-such-dir: no such corpus folder")):
+        rc, err = kltrans(capsys, *base, *extra)
+        assert rc == 2 and what in err, (extra, err)
+    rc, err = kltrans(capsys, "lineage", os.path.join(ROOT, "corpus", "reduce-sum"),
+                      "--backend", "cpu", "--probes", "-1", "--out", kernel.parent / "L")
+    assert rc == 2 and "--probes >= 0" in err
+    assert not (kernel.parent / "L").exists()

@@ -557,6 +557,13 @@ def run(opts: OptimizeOptions) -> dict:
         raise OptimizeError(f"unknown filler {opts.filler!r} (builtin or llm)")
     if opts.budget < 0:
         raise OptimizeError("--budget must be 0 or more")
+    if opts.time_budget is not None and not opts.time_budget > 0:
+        raise OptimizeError("--time-budget must be more than 0 seconds")
+    if not opts.trials >= 1 or not opts.trial_ms > 0:
+        raise OptimizeError("--trials must be 1 or more and --trial-ms more than 0")
+    if opts.strategy == "memory" and opts.corpus and not os.path.isdir(opts.corpus):
+        raise OptimizeError(f"{opts.corpus}: no such corpus folder (--corpus; the memory "
+                            f"strategy replays its lineages)")
     why = variant_value_error(opts.min_gain, opts.patience, opts.offer_tries)
     if why:
         raise OptimizeError(why)
