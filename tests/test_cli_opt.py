@@ -237,3 +237,23 @@ def test_test_passes_reports_a_bad_fixture_without_a_traceback(tmp_path):
     case.write_bytes(b"// RUN: kltrans opt -p 'unroll{factor=4}'\n" + LOOP.encode() + b"\xff\n")
     p = run("test-passes", "--root", str(tmp_path), "unroll")
     assert p.returncode == 2 and "not UTF-8 text" in p.stderr and str(case) in p.stderr
+
+
+def test_new_pass_into_another_checkout_without_its_path(tmp_path):
+    """--root names a checkout that is not the one Python imports (no PYTHONPATH): the
+    goldens are made with that checkout's passes, the new pass and its fixtures are
+    complete there, and this checkout is not touched."""
+    import shutil
+
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    shutil.copytree(os.path.join(root, "passes"), tmp_path / "passes",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    ours = open(os.path.join(root, "passes", "__init__.py")).read()
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    p = run("new-pass", "demo-scale", "--root", str(tmp_path), env=env, cwd=str(tmp_path))
+    assert p.returncode == 0, p.stderr
+    assert '"demo-scale"' in (tmp_path / "passes" / "__init__.py").read_text()
+    cases = sorted(os.listdir(tmp_path / "tests" / "passes" / "demo_scale"))
+    assert len(cases) == 8 and sum(c.endswith(".expected.cu") for c in cases) == 4
+    assert open(os.path.join(root, "passes", "__init__.py")).read() == ours
+    assert not os.path.exists(os.path.join(root, "passes", "demo_scale.py"))

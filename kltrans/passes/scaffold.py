@@ -10,8 +10,10 @@ its fixtures. ``docs/authoring-passes.md`` walks through it.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
+import shutil
 
 from kltrans.syntax.files import atomic_write
 
@@ -225,19 +227,55 @@ def new_pass(name: str, inverse: str | None = None, root: str | None = None) -> 
         written.append(p)
     atomic_write(init, new_table)
     written.append(init)
-    # write the goldens by running the new cases once (the -U of test-passes)
+    # write the goldens by running the new cases once (the -U of test-passes), with the
+    # passes of ``root``; if that fails, the checkout is left as it was
+    from kltrans.passes.fixtures import discover, run_case
+
+    try:
+        with _passes_of(root):
+            for case in discover([n["name"], n["inverse"]], root):
+                out = run_case(case, update=True)
+                if not out.ok:
+                    raise ScaffoldError(f"the skeleton's case {case.name} fails: "
+                                        f"{out.messages}")
+                written.append(case.expected_path)
+    except BaseException:
+        atomic_write(init, table)
+        os.remove(module_path)
+        shutil.rmtree(fdir, ignore_errors=True)
+        raise
+    return written
+
+
+@contextlib.contextmanager
+def _passes_of(root: str):
+    """The pass registry reads the ``passes`` package of ``root`` inside the block: the
+    one just edited, which is not the one imported when ``--root`` names another
+    checkout."""
     import importlib
     import sys
 
     from kltrans.passes import registry
-    from kltrans.passes.fixtures import discover, run_case
 
-    if "passes" in sys.modules:
+    from kltrans.passes.fixtures import repo_root
+
+    root = os.path.abspath(root)
+
+    def drop():
+        for k in [k for k in sys.modules if k == "passes" or k.startswith("passes.")]:
+            del sys.modules[k]
+
+    if os.path.abspath(repo_root()) == root:  # the imported package: read its table again
         importlib.reload(sys.modules["passes"])
+        registry.reset()
+        yield
+        return
+    drop()
+    sys.path.insert(0, root)
     registry.reset()
-    for case in discover([n["name"], n["inverse"]], root):
-        out = run_case(case, update=True)
-        if not out.ok:
-            raise ScaffoldError(f"the skeleton's case {case.name} fails: {out.messages}")
-        written.append(case.expected_path)
-    return written
+    try:
+        yield
+    finally:
+        sys.path.remove(root)
+        drop()
+        registry.reset()
