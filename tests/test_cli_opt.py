@@ -250,7 +250,9 @@ def test_new_pass_into_another_checkout_without_its_path(tmp_path):
                     ignore=shutil.ignore_patterns("__pycache__"))
     ours = open(os.path.join(root, "passes", "__init__.py")).read()
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-    p = run("new-pass", "demo-scale", "--root", str(tmp_path), env=env, cwd=str(tmp_path))
+    (tmp_path / "elsewhere").mkdir()  # not the checkout: python -m puts the cwd on the path
+    p = run("new-pass", "demo-scale", "--root", str(tmp_path), env=env,
+            cwd=str(tmp_path / "elsewhere"))
     assert p.returncode == 0, p.stderr
     assert '"demo-scale"' in (tmp_path / "passes" / "__init__.py").read_text()
     cases = sorted(os.listdir(tmp_path / "tests" / "passes" / "demo_scale"))
