@@ -309,7 +309,8 @@ def summarize(runs: list[dict], vendors: dict) -> dict:
         if tm.get("expert", {}).get("ok"):  # runs timed against the expert directly
             frac = tm["expert"]["speedup_median"]
         else:
-            frac = sp / bexp["speedup_median"] if sp and bexp.get("ok") else None
+            frac = (sp / bexp["speedup_median"] if sp and bexp.get("ok")
+                    and bexp.get("speedup_median") else None)
         final_ms = naive.get("final_ms")
         naive_ms = bexp.get("naive_ms") or (base.get("naive") or {}).get("ms")
         if final_ms is None and sp and naive_ms:
@@ -371,6 +372,159 @@ def summarize(runs: list[dict], vendors: dict) -> dict:
     return {"rows": rows, "aggregate": agg}
 
 
+# ------------------------------------------------------------------ the records read back
+def _nullable(t: str) -> dict:
+    return {"type": [t, "null"]}
+
+
+_STEP = {"type": "object", "required": ["spec", "evaluation"],
+         "properties": {"spec": {"type": "string"}, "evaluation": {"type": "integer"},
+                        "speedup_vs_start": _nullable("number")}}
+_TIMED = {"type": ["object", "null"], "properties": {"speedup_median": _nullable("number"),
+                                                     "final_ms": _nullable("number")}}
+_BASELINE = {"type": "object", "properties": {
+    "vendor": {"type": ["object", "null"], "properties": {"ms": _nullable("number")}},
+    "expert": {"type": ["object", "null"], "properties": {
+        "speedup_median": _nullable("number"), "naive_ms": _nullable("number")}},
+    "naive": {"type": ["object", "null"], "properties": {"ms": _nullable("number")}}}}
+# What :func:`_merged`, a resumed experiment, :func:`summarize`, :func:`label` and
+# :func:`render` read from an experiment record (experiment.json, or the
+# experiment.partial.json an experiment keeps as it goes), as a JSON Schema: checked once,
+# as the file is read (:func:`_record_problem`), so that a file of another shape is an
+# input error naming it and the place in it, never a traceback or a report of nothing. A
+# failed run needs only its target, strategy and seed (its ``reason`` says why).
+RECORD_SCHEMA = {
+    "type": "object",
+    "required": ["runs", "budget", "backend"],
+    "properties": {
+        "runs": {"type": "array", "items": {
+            "type": "object",
+            "required": ["target", "strategy", "seed"],
+            "properties": {"target": {"type": "string"}, "strategy": {"type": "string"},
+                           "seed": {"type": "integer"}, "min_gain": {"type": "number"},
+                           "select": {"type": "string"}, "library": _nullable("object")},
+            "if": {"required": ["ok"], "properties": {"ok": {"const": True}}},
+            "then": {
+                "required": ["kind", "final", "termination", "accepted"],
+                "properties": {
+                    "kind": {"type": "string"},
+                    "final": {"type": "object",
+                              "required": ["evaluations", "accepted", "rejected"],
+                              "properties": {
+                                  "evaluations": {"type": "integer"},
+                                  "accepted": {"type": "integer"},
+                                  "rejected": {"type": "integer"},
+                                  "outranked": {"type": "integer"},
+                                  "same_code": _nullable("integer"),
+                                  "replayed": {"type": "integer"},
+                                  "speedup_vs_start": _nullable("number")}},
+                    "termination": {"type": "object", "required": ["kind"],
+                                    "properties": {"kind": {"type": "string"}}},
+                    "accepted": {"type": "array", "items": _STEP},
+                    "candidates": {"type": ["array", "null"], "items": {"type": "object"}},
+                    "timing": {"type": ["object", "null"],
+                               "properties": {"naive": _TIMED, "expert": _TIMED}}}}}},
+        "budget": {"type": "integer"},
+        "backend": {"type": "string"},
+        "command": {"type": "string"},
+        "seeds": {"type": ["array", "null"], "items": {"type": "integer"}},
+        "strategies": {"type": ["array", "null"], "items": {"type": "string"}},
+        "wall_seconds": _nullable("number"),
+        "seconds": _nullable("number"),
+        "vendors": {"type": ["object", "null"], "additionalProperties": _BASELINE},
+        "baselines": {"type": ["object", "null"], "additionalProperties": _BASELINE},
+        "merged_from": {"type": ["array", "null"], "items": {
+            "type": "object", "required": ["fingerprint", "command", "wall_seconds"],
+            "properties": {"fingerprint": {"type": "string"}, "command": {"type": "string"},
+                           "wall_seconds": {"type": "number"}}}}}}
+
+
+def _record_problem(d) -> str | None:
+    """What makes ``d`` (a JSON document) no experiment record the merge or a resumed
+    experiment can use (:data:`RECORD_SCHEMA`), as 'where: what' (the first problem in
+    document order), or None."""
+    from jsonschema import Draft202012Validator
+
+    errors = list(Draft202012Validator(RECORD_SCHEMA).iter_errors(d))
+    if not errors:
+        return None
+    e = min(errors, key=lambda e: [str(p) for p in e.absolute_path])
+    where = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in e.absolute_path)
+    return f"{where.lstrip('.') or 'the file'}: {e.message}"
+
+
+def _read_record(path: str, doing: str) -> dict:
+    """The experiment record in ``path``; anything else (unreadable, not JSON, another
+    shape) an :class:`InputError` naming the file (with line:col for a JSON syntax error)
+    that says what ``doing`` (``cannot read``, ``cannot resume from it``) could not do."""
+    from kltrans.syntax.diagnostics import InputError
+
+    try:
+        with open(path, encoding="utf-8") as f:
+            d = json.load(f)
+    except json.JSONDecodeError as e:
+        raise InputError.at(path, f"{doing}: not valid JSON: {e.msg}", line=e.lineno,
+                            column=e.colno) from None
+    except UnicodeDecodeError as e:
+        raise InputError.at(path, f"{doing}: not UTF-8 text ({e.reason} at byte "
+                                  f"{e.start})") from None
+    except OSError as e:
+        raise InputError.at(path, f"{doing}: {e.strerror or e}") from None
+    except ValueError as e:  # e.g. a number too long to convert
+        raise InputError.at(path, f"{doing}: {e}") from None
+    why = _record_problem(d)
+    if why:
+        raise InputError.at(path, f"not a kltrans experiment record: {why}",
+                            hint="--merge and --resume read the experiment.json (or "
+                                 "experiment.partial.json) that kltrans experiment writes")
+    return d
+
+
+def _check_library(skills: str) -> None:
+    """The skill library, loaded and validated once before any run: a malformed card is
+    an input error naming its file, not an error in every skills run's row."""
+    from kltrans.optimize.retrieve import LibraryError, load_library
+
+    try:
+        load_library(skills)
+    except LibraryError as e:  # its message names the card (file:line:col: error: ...)
+        raise ExperimentError(f"{e} (--skills {skills}; `kltrans skills validate --dir "
+                              f"{skills}` checks every card)") from None
+
+
+def _run_value_error(args) -> str | None:
+    """What is wrong with a per-run option (one every run would fail or time nonsense
+    with), in the options' words: None if nothing. Checked before any run."""
+    from kltrans.optimize.search import variant_value_error
+
+    why = variant_value_error(getattr(args, "min_gain", 1.0), getattr(args, "patience", None),
+                              getattr(args, "offer_tries", None))
+    if why:
+        return why
+    budget = getattr(args, "budget", 0)
+    if budget < 0:  # as the search says it
+        return "--budget must be 0 or more"
+    size_limit = getattr(args, "size_limit", None)
+    if size_limit is not None and size_limit < 1:
+        return f"--size-limit must be 1 or more (elements): {size_limit} keeps no test size"
+    if getattr(args, "trials", 5) < 1:
+        return "--trials must be 1 or more (paired trials per timing)"
+    trial_ms = getattr(args, "trial_ms", 100.0)
+    if not (trial_ms > 0 and math.isfinite(trial_ms)):
+        return "--trial-ms must be more than 0 (GPU time per side of a paired trial)"
+    # the executor's own checks, made before OUT is written to rather than at the queue
+    from kltrans.gate.executor import ExecutorError, parse_cluster
+
+    jobs = getattr(args, "jobs", None)
+    if jobs is not None and jobs < 1:
+        return "--jobs must be >= 1"
+    try:
+        parse_cluster(getattr(args, "cluster", None))
+    except ExecutorError as e:
+        return str(e)
+    return None
+
+
 def _key(it: dict) -> tuple:
     """An item's key, as :func:`label` reports its run (a resumed experiment never takes a
     cards-only skills run for one with the catalogue tail)."""
@@ -383,17 +537,23 @@ def _key(it: dict) -> tuple:
 
 def run_experiment(args) -> dict:
     from kltrans.gate.backends import resolve_backend
-    from kltrans.optimize.search import resolve_variants, variant_value_error
+    from kltrans.optimize.search import resolve_variants
+    from kltrans.syntax.diagnostics import InputError
     from kltrans.syntax.files import atomic_write
 
     out = args.out or os.path.join("bench", "results")
     if getattr(args, "notes", None) and not os.path.isfile(args.notes):
         raise ExperimentError(f"{args.notes}: no such file (--notes)")  # before any run
     if getattr(args, "merge", None):
+        if getattr(args, "resume", False):
+            # --merge runs nothing, so it has no run to skip; a partial file is merged by
+            # naming it (its runs are read as an experiment.json's are)
+            raise ExperimentError("--resume does not go with --merge (which runs nothing); "
+                                  "to merge an interrupted experiment's runs, name its "
+                                  "OUT/experiment.partial.json among the --merge files")
         return _write(args, out, *_merged(args.merge))
-    why = variant_value_error(getattr(args, "min_gain", 1.0), getattr(args, "patience", None),
-                              getattr(args, "offer_tries", None))
-    if why:  # before any run
+    why = _run_value_error(args)
+    if why:  # before any run: every run would fail with it
         raise ExperimentError(why)
     for flag in ("select", "enablers", "patience", "offer_tries", "tune_last"):
         if getattr(args, flag, None) and "skills" not in args.strategies:
@@ -403,6 +563,8 @@ def run_experiment(args) -> dict:
         raise ExperimentError(f"{args.corpus}: not a directory")
     if not os.path.isdir(args.skills):
         raise ExperimentError(f"{args.skills}: not a directory (the skill library)")
+    if "skills" in args.strategies:  # the only strategy that reads the cards
+        _check_library(args.skills)
     backend = resolve_backend(args.backend)
     # the skills strategy's variants (blind and memory always take the first kept)
     v = resolve_variants("skills", "builtin", backend, getattr(args, "select", None),
@@ -431,15 +593,22 @@ def run_experiment(args) -> dict:
     done: dict = {}
     vendors: dict = {}
     before = 0.0  # seconds spent by the calls this one resumes
+    if os.path.lexists(partial) and not os.path.isfile(partial):
+        raise InputError.at(partial, "not a file (the experiment keeps its runs there as "
+                                     "they end); remove it or name another --out")
     if getattr(args, "resume", False) and os.path.isfile(partial):
-        try:
-            prev = json.load(open(partial, encoding="utf-8"))
-        except ValueError as e:
-            raise ExperimentError(f"{partial}: cannot resume from it: {e}") from None
-        if (prev.get("budget"), prev.get("backend")) == (args.budget, backend):
-            done = {(r["target"], label(r), r["seed"]): r for r in prev["runs"]}
-            vendors = dict(prev.get("baselines") or {})
-            before = float(prev.get("seconds") or 0.0)
+        prev = _read_record(partial, "cannot resume from it")
+        if (prev["budget"], prev["backend"]) != (args.budget, backend):
+            # its runs cannot be reused, and starting over would overwrite them
+            raise InputError.at(
+                partial, f"cannot resume from it: its runs were made with budget "
+                         f"{prev['budget']} on backend {prev['backend']}, this experiment asks "
+                         f"budget {args.budget} on backend {backend}",
+                hint="resume with the same --budget and --backend, or name another --out "
+                     "(without --resume an experiment starts over and replaces the file)")
+        done = {(r["target"], label(r), r["seed"]): r for r in prev["runs"]}
+        vendors = dict(prev.get("baselines") or prev.get("vendors") or {})
+        before = float(prev.get("seconds") or prev.get("wall_seconds") or 0.0)
     t0 = time.perf_counter()
     cmd = "kltrans " + " ".join(sys.argv[1:]) if sys.argv and "experiment" in sys.argv else \
         "kltrans experiment"
@@ -472,6 +641,9 @@ def run_experiment(args) -> dict:
             save()
             return
         it = todo[i - len(base)]
+        if not r.get("ok") and "target" not in r:  # a task the executor lost: whose it was
+            r = {"target": it["target"]["name"], "strategy": it["strategy"],
+                 "seed": it["seed"], **r}
         done[_key(it)] = r
         save()
         if r.get("ok"):  # kept in the partial file: its verdicts are no longer needed
@@ -497,10 +669,7 @@ def _merged(paths) -> tuple[dict, list, dict]:
     vendors: dict = {}
     metas = []
     for p in paths:
-        try:
-            d = json.load(open(p, encoding="utf-8"))
-        except (OSError, ValueError) as e:
-            raise ExperimentError(f"{p}: cannot read: {e}") from None
+        d = _read_record(p, "cannot read")
         metas.append(d)
         for r in d.get("runs") or []:
             runs[(r["target"], label(r), r["seed"])] = r
