@@ -19,33 +19,79 @@ import traceback
 
 
 def run_job(job: dict, timeout_s: float = 300.0, env: dict | None = None) -> dict:
-    """Run ``job`` in a fresh worker process; never raises for what the kernel does."""
+    """Run ``job`` in a fresh worker process; never raises for what the kernel does.
+
+    A CPU-backend job's worker is forked from this process's fork server
+    (:mod:`kltrans.gate.forkserver`), which has the gate's modules imported already: the
+    same isolation (one process per job, the environment of this call), without an
+    interpreter start and the imports per job. Any other job, or where the server cannot
+    be used (``KLTRANS_GATE_FORKSERVER=0``), runs in a fresh ``python -m
+    kltrans.gate.worker``."""
     t0 = time.perf_counter()
+    if job.get("backend") == "cpu" and job.get("kind") != "vendor":
+        out = _run_forked(job, timeout_s, env, t0)
+        if out is not None:
+            return out
     try:
         p = subprocess.run([sys.executable, "-m", "kltrans.gate.worker"], input=json.dumps(job),
                            capture_output=True, text=True, timeout=timeout_s,
                            env={**os.environ, **(env or {})})
     except subprocess.TimeoutExpired as e:
-        tail = (e.stderr or b"")[-2000:]
-        tail = tail.decode("utf-8", "replace") if isinstance(tail, bytes) else tail
-        so = e.stdout or b""
-        so = so.decode("utf-8", "replace") if isinstance(so, bytes) else so
-        return {"ok": False, "verdict": "timeout",
-                "reason": f"the worker did not finish within {timeout_s:g} s (hang?)",
-                "lines": _json_lines([ln for ln in so.splitlines() if ln.startswith("{")]),
-                "stderr": tail, "seconds": time.perf_counter() - t0}
-    lines = [ln for ln in p.stdout.splitlines() if ln.startswith("{")]
+        return _timed_out(timeout_s, e.stdout, e.stderr, t0)
+    return _ended(job, p.returncode, p.stdout, p.stderr, t0)
+
+
+def _run_forked(job: dict, timeout_s: float, env: dict | None, t0: float) -> dict | None:
+    """``job`` in a child of the fork server; None if the server could not run it (the
+    caller runs it in a fresh interpreter)."""
+    import tempfile
+
+    from kltrans.gate.forkserver import ServerGone, client
+
+    c = client()
+    if c is None:
+        return None
+    with tempfile.TemporaryDirectory(prefix="kltrans-worker-") as d:
+        paths = os.path.join(d, "stdout"), os.path.join(d, "stderr")
+        for f in paths:
+            open(f, "wb").close()
+        try:
+            code = c.run(json.dumps(job), *paths, {**os.environ, **(env or {})}, timeout_s)
+        except ServerGone:
+            return None
+        so, se = (open(f, "rb").read().decode("utf-8", "replace") for f in paths)
+    if code is None:
+        return _timed_out(timeout_s, so, se, t0)
+    return _ended(job, code, so, se, t0)
+
+
+def _text(b) -> str:
+    b = b or ""
+    return b.decode("utf-8", "replace") if isinstance(b, bytes) else b
+
+
+def _timed_out(timeout_s: float, stdout, stderr, t0: float) -> dict:
+    so = _text(stdout)
+    return {"ok": False, "verdict": "timeout",
+            "reason": f"the worker did not finish within {timeout_s:g} s (hang?)",
+            "lines": _json_lines([ln for ln in so.splitlines() if ln.startswith("{")]),
+            "stderr": _text(stderr)[-2000:], "seconds": time.perf_counter() - t0}
+
+
+def _ended(job: dict, returncode: int, stdout: str, stderr: str, t0: float) -> dict:
+    """The result of a worker that ended by itself (or by its own watchdog)."""
+    lines = [ln for ln in stdout.splitlines() if ln.startswith("{")]
     limit = job.get("run_timeout_s") or job.get("pair_timeout_s")
-    if limit and p.returncode == -signal.SIGALRM:  # ended by its _watchdog
+    if limit and returncode == -signal.SIGALRM:  # ended by its _watchdog
         return {"ok": False, "verdict": "timeout",
                 "reason": f"the {job.get('kind', 'job')}'s run on the device went past "
                           f"{limit:g} s (hang?)", "lines": _json_lines(lines),
-                "stderr": p.stderr[-2000:], "seconds": time.perf_counter() - t0}
-    if p.returncode != 0 or not lines:
+                "stderr": stderr[-2000:], "seconds": time.perf_counter() - t0}
+    if returncode != 0 or not lines:
         return {"ok": False, "verdict": "crash",
-                "reason": f"the worker exited with code {p.returncode}",
+                "reason": f"the worker exited with code {returncode}",
                 "lines": _json_lines(lines),
-                "stderr": p.stderr[-4000:], "seconds": time.perf_counter() - t0}
+                "stderr": stderr[-4000:], "seconds": time.perf_counter() - t0}
     out = json.loads(lines[-1])
     out.setdefault("seconds", time.perf_counter() - t0)
     return out
@@ -101,8 +147,8 @@ def _plain(o):
     raise TypeError(f"{type(o).__name__} is not JSON serializable")
 
 
-def main() -> int:
-    job = json.loads(sys.stdin.read())
+def main(job_text: str | None = None) -> int:
+    job = json.loads(sys.stdin.read() if job_text is None else job_text)
     out: dict = {"ok": False}
     phases: dict = {}
     partial: dict = {}
