@@ -746,7 +746,9 @@ def cmd_skills(args) -> int:
         cards = load_cards(args.dir)
         if args.action == "list":
             for cid, (_, c) in sorted(cards.items()):
-                print(f"{cid:<26} {len(c.get('provenance') or [])} evidence  {c.get('intent', '')}")
+                prov = c.get("provenance")
+                n = len(prov) if isinstance(prov, list) else "?"  # validate says what is wrong
+                print(f"{cid:<26} {n} evidence  {c.get('intent', '')}")
             return EXIT_OK
         if args.action == "show":
             if not args.lineages:
@@ -764,11 +766,12 @@ def cmd_skills(args) -> int:
                     print(f"{path}:1:1: error: {e}", file=sys.stderr)
             print(f"{len(cards)} card(s), {n_bad} problem(s)")
             return EXIT_OK if n_bad == 0 else EXIT_CHECK_FAILED
-        if args.action == "render":
-            for cid, (path, c) in cards.items():
-                atomic_write(path[:-5] + ".md", render_card(c).encode())
-            atomic_write(os.path.join(args.dir, "README.md"),
-                         render_index({k: c for k, (_, c) in cards.items()}).encode())
+        if args.action == "render":  # every view made before any is written
+            views = {path[:-5] + ".md": render_card(c) for cid, (path, c) in cards.items()}
+            views[os.path.join(args.dir, "README.md")] = render_index(
+                {k: c for k, (_, c) in cards.items()})
+            for path, text in views.items():
+                atomic_write(path, text.encode())
             print(f"rendered {len(cards)} card(s) in {args.dir}")
             return EXIT_OK
     except CardError as e:

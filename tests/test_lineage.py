@@ -170,19 +170,29 @@ def test_redo_from_needs_a_lineage_and_a_step_in_it(expert, walked, tmp_path, ca
 
 @pytest.mark.slow  # walks again, every step gated on the CPU emulator: run once, on 3.11
 def test_corrupt_lineage_is_not_resumed(expert, walked, tmp_path):
+    from kltrans.lineage import WalkError
+
     out = str(tmp_path / "l")
     walk(WalkOptions(SCALE, expert=expert[0], backend="cpu", out=out, max_steps=1,
                      progress=False))
-    with open(os.path.join(out, "states", "01-drop-launch-bounds.cu"), "a") as f:
+    edited = os.path.join(out, "states", "01-drop-launch-bounds.cu")
+    with open(edited, "a") as f:
         f.write("// edited by hand\n")
     (tmp_path / "l" / "states" / "07-left-over.cu").write_text("// from another walk\n")
+    before = {str(p): p.read_bytes() for p in (tmp_path / "l").rglob("*") if p.is_file()}
+    # neither resumed from nor silently replaced: an error naming the state file
     log = []
-    doc = walk(WalkOptions(SCALE, expert=expert[0], backend="cpu", out=out, max_steps=1,
-                           progress=False, log=log))
+    with pytest.raises(WalkError, match=r"01-drop-launch-bounds\.cu.*--restart"):
+        walk(WalkOptions(SCALE, expert=expert[0], backend="cpu", out=out, max_steps=1,
+                         progress=False, log=log))
     assert not any("resuming" in m for m in log)
+    assert {str(p): p.read_bytes() for p in (tmp_path / "l").rglob("*") if p.is_file()} == before
+    # --restart starts over, and nothing of the earlier walk is left
+    doc = walk(WalkOptions(SCALE, expert=expert[0], backend="cpu", out=out, max_steps=1,
+                           progress=False, log=log, restart=True))
     assert len(doc["transitions"]) == 1
     assert sorted(os.listdir(os.path.join(out, "states"))) == [
-        "00-expert.cu", "01-drop-launch-bounds.cu"]  # nothing of the earlier walk is left
+        "00-expert.cu", "01-drop-launch-bounds.cu"]
 
 
 def test_cli_errors_are_usage_errors(tmp_path, capsys):

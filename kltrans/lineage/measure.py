@@ -33,7 +33,6 @@ def measure(lineage_dir: str, workload_dir: str, cluster: str | None = None,
     Each side of a trial runs about ``side_ms`` (as the GPU walk's screening does). Every
     effect is written to ``lineage.json`` the moment it is measured, so a measure that is
     stopped keeps what it timed and a later one times only the rest."""
-    import json
     import sys
 
     from kltrans.gate.backends import resolve_backend
@@ -44,13 +43,14 @@ def measure(lineage_dir: str, workload_dir: str, cluster: str | None = None,
     from kltrans.lineage.walk import step_effect
     from kltrans.workload.spec import SpecError, load_workload
 
-    path = os.path.join(lineage_dir, "lineage.json")
     try:
-        with open(path, encoding="utf-8") as f:
-            doc = json.load(f)
+        doc = store.read_doc(os.path.join(lineage_dir, "lineage.json"))
+    except store.LineageError as e:
+        raise MeasureError(str(e)) from None
+    try:
         wl = load_workload(workload_dir)
     except (OSError, ValueError, SpecError) as e:
-        raise MeasureError(f"{lineage_dir}: cannot read the lineage: {e}") from None
+        raise MeasureError(f"{workload_dir}: cannot read the workload: {e}") from None
     todo = [t for t in doc["transitions"]
             if redo or not (t.get("effect") or {}).get("ok")]
     if not todo:  # every step already has its effect: nothing to time, on any machine
@@ -164,7 +164,6 @@ def composites(lineage_dir: str, workload_dir: str, cluster: str | None = None,
     in it passed the structural round trip on its own, so the composite gives state m back
     exactly. ``steps``: only these (whatever their round trip says); steps with a composite
     already are skipped unless ``redo``."""
-    import json
     import sys
 
     from kltrans.gate.backends import resolve_backend
@@ -178,13 +177,14 @@ def composites(lineage_dir: str, workload_dir: str, cluster: str | None = None,
     from kltrans.syntax import parse
     from kltrans.workload.spec import SpecError, load_workload
 
-    path = os.path.join(lineage_dir, "lineage.json")
     try:
-        with open(path, encoding="utf-8") as f:
-            doc = json.load(f)
+        doc = store.read_doc(os.path.join(lineage_dir, "lineage.json"))
+    except store.LineageError as e:
+        raise MeasureError(str(e)) from None
+    try:
         wl = load_workload(workload_dir)
     except (OSError, ValueError, SpecError) as e:
-        raise MeasureError(f"{lineage_dir}: cannot read the lineage: {e}") from None
+        raise MeasureError(f"{workload_dir}: cannot read the workload: {e}") from None
     if max_back < 1:
         raise MeasureError("--max-back must be >= 1")
     trs = doc["transitions"]

@@ -31,22 +31,112 @@ def clear_states(out: str) -> None:
             os.remove(os.path.join(d, f))
 
 
-def load(out: str) -> dict | None:
-    path = os.path.join(out, "lineage.json")
-    if not os.path.isfile(path):
-        return None
+class LineageError(ValueError):
+    """A ``lineage.json`` (or a state file it names) that cannot be read or is not a
+    kltrans lineage. The message names the file (``FILE:LINE:COL`` where known); the
+    callers turn it into their own error (WalkError, MeasureError, CardError)."""
+
+
+def _where(raw: bytes, offset: int) -> str:
+    """``LINE:COL`` (1-based) of byte ``offset`` of ``raw``."""
+    line = raw.count(b"\n", 0, offset) + 1
+    col = offset - raw.rfind(b"\n", 0, offset)
+    return f"{line}:{col}"
+
+
+def read_doc(path: str) -> dict:
+    """``lineage.json`` at ``path``, parsed and checked to have a lineage's shape.
+
+    Raises :class:`LineageError` naming the file (with the line and column of a JSON or
+    UTF-8 error) for a file that cannot be read, is empty, truncated, not UTF-8, not JSON,
+    or JSON of another shape. The file is never changed."""
     try:
-        with open(path, encoding="utf-8") as f:
-            doc = json.load(f)
-    except (OSError, ValueError):
+        with open(path, "rb") as f:
+            raw = f.read()
+    except OSError as e:
+        raise LineageError(f"{path}: error: cannot read the lineage: {e.strerror or e}") from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise LineageError(f"{path}:{_where(raw, e.start)}: error: not a kltrans lineage: "
+                           f"not UTF-8 (byte 0x{raw[e.start]:02x})") from None
+    if not text.strip():
+        raise LineageError(f"{path}: error: not a kltrans lineage: the file is empty")
+    try:
+        doc = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise LineageError(f"{path}:{e.lineno}:{e.colno}: error: not a kltrans lineage: "
+                           f"not valid JSON ({e.msg}; truncated?)") from None
+    except (ValueError, RecursionError) as e:
+        raise LineageError(f"{path}: error: not a kltrans lineage: not valid JSON ({e})") from None
+    problem = shape_problem(doc)
+    if problem:
+        raise LineageError(f"{path}: error: not a kltrans lineage: {problem}")
+    return doc
+
+
+_NAME = {"type": "string", "minLength": 1}
+# what a resumed walk, --measure, --composite and skills extract read from lineage.json
+LINEAGE_SCHEMA = {
+    "type": "object",
+    "required": ["config", "states", "transitions"],
+    "properties": {
+        "config": {"type": "object", "required": ["workload", "expert", "kernel"],
+                   "properties": {"workload": {"type": "string"},
+                                  "expert": {"type": "string"},
+                                  "kernel": {"type": "string"}}},
+        "states": {"type": "array", "minItems": 1,
+                   "items": {"type": "object", "required": ["file", "hash"],
+                             "properties": {"file": _NAME, "hash": _NAME}}},
+        "transitions": {"type": "array",
+                        "items": {"type": "object", "required": ["step", "before", "after"],
+                                  "properties": {"step": {"type": "integer"},
+                                                 "before": {"type": "string"},
+                                                 "after": {"type": "string"}}}},
+        "termination": {"type": ["object", "null"], "required": ["kind"],
+                        "properties": {"kind": {"type": "string"}}}}}
+
+
+def shape_problem(doc) -> str | None:
+    """What keeps ``doc`` from having a lineage's shape (:data:`LINEAGE_SCHEMA`, and every
+    step going from one recorded state to another), or None."""
+    from kltrans.syntax.records import schema_problem
+
+    why = schema_problem(LINEAGE_SCHEMA, doc)
+    if why:
+        return why
+    hashes = {st["hash"] for st in doc["states"]}
+    for i, t in enumerate(doc["transitions"]):
+        for k in ("before", "after"):
+            if t[k] not in hashes:
+                return f"transitions[{i}].{k}: {t[k]!r} names none of the states"
+    return None
+
+
+def load(out: str) -> dict | None:
+    """The lineage in ``out`` to resume from; None when there is none (no lineage.json).
+
+    A lineage.json that cannot be read, or a state file it names that is missing or not
+    the recorded content, raises :class:`LineageError`: the walk there is the user's, and
+    is neither resumed from a guess nor thrown away (``--restart`` starts over)."""
+    path = os.path.join(out, "lineage.json")
+    if not os.path.lexists(path):
         return None
+    doc = read_doc(path)
     # every state it names must be there, with the recorded content
     from kltrans.lineage.walk import content_hash
 
-    for st in doc.get("states", []):
+    for st in doc["states"]:
         p = os.path.join(out, st["file"])
-        if not os.path.isfile(p) or content_hash(open(p, "rb").read()) != st["hash"]:
-            return None
+        try:
+            with open(p, "rb") as f:
+                h = content_hash(f.read())
+        except OSError as e:
+            raise LineageError(f"{p}: error: a state file {path} names cannot be read: "
+                               f"{e.strerror or e}") from None
+        if h != st["hash"]:
+            raise LineageError(f"{p}: error: not the state {path} recorded (content hash "
+                               f"{h}, recorded {st['hash']}): edited, or from another walk")
     return doc
 
 

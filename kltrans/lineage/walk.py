@@ -385,7 +385,11 @@ def _walk(opts: WalkOptions, ex: _LazyExecutor) -> dict:
             opts = dataclasses.replace(opts, bench_size=timing_size(wl))
         if opts.bench_size:
             config["bench_size"] = opts.bench_size
-    doc = None if opts.restart else store.load(out)
+    try:
+        doc = None if opts.restart else store.load(out)
+    except store.LineageError as e:  # the user's walk: neither resumed from a guess nor replaced
+        raise WalkError(f"{e}; the walk in {out} is left as it is (run again with "
+                        f"--restart to start it over, which replaces it)") from None
     if doc is not None and doc.get("config") != config:
         _say(opts, f"{out}: an earlier walk with other inputs is there; starting over "
                    f"(it is replaced)")

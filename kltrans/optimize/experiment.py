@@ -441,16 +441,10 @@ RECORD_SCHEMA = {
 
 def _record_problem(d) -> str | None:
     """What makes ``d`` (a JSON document) no experiment record the merge or a resumed
-    experiment can use (:data:`RECORD_SCHEMA`), as 'where: what' (the first problem in
-    document order), or None."""
-    from jsonschema import Draft202012Validator
+    experiment can use (:data:`RECORD_SCHEMA`), as 'where: what', or None."""
+    from kltrans.syntax.records import schema_problem
 
-    errors = list(Draft202012Validator(RECORD_SCHEMA).iter_errors(d))
-    if not errors:
-        return None
-    e = min(errors, key=lambda e: [str(p) for p in e.absolute_path])
-    where = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in e.absolute_path)
-    return f"{where.lstrip('.') or 'the file'}: {e.message}"
+    return schema_problem(RECORD_SCHEMA, d)
 
 
 def _read_record(path: str, doing: str) -> dict:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 
 import yaml
@@ -119,7 +118,19 @@ def validate_card(card: dict) -> list[str]:
     fa = card.get("failures_avoided") or {}
     if isinstance(fa, dict) and not fa.get("items") and not fa.get("none_because"):
         errs.append("failures_avoided: no failure from a probe and no 'none_because'")
+    errs += _unknown_passes(card)
+    errs += list(getattr(card, "problems", ()))  # found by load_cards: a duplicate id
     return errs
+
+
+def _unknown_passes(card: dict) -> list[str]:
+    """``pass`` and ``inverse`` must name registered passes (as ``kltrans optimize``, which
+    rejects a card whose pass is unknown, and a walk, which applies the inverse, need)."""
+    from kltrans.passes.registry import UnknownPass, table
+
+    known = table()
+    return [f"{key}: {UnknownPass(card[key], sorted(known))}" for key in ("pass", "inverse")
+            if isinstance(card.get(key), str) and card[key] not in known]
 
 
 def _features(p, key: str) -> list[dict]:
@@ -147,30 +158,42 @@ def _site_snippet(state_path: str, line: int, context: int = 3) -> str:
 
 def extract(lineage_dirs: list[str]) -> dict[str, dict]:
     """Cards by id from the lineages in ``lineage_dirs`` (each with lineage.json)."""
-    from kltrans.passes.pipeline import parse_pipeline
-    from kltrans.passes.registry import get_pass
+    from kltrans.lineage import store
+    from kltrans.passes.pipeline import PipelineError, parse_pipeline
+    from kltrans.passes.registry import UnknownPass, get_pass
 
     cards: dict[str, dict] = {}
     for d in lineage_dirs:
         path = os.path.join(d, "lineage.json")
         try:
-            doc = json.load(open(path, encoding="utf-8"))
-        except (OSError, ValueError) as e:
-            raise CardError(f"{path}: cannot read the lineage: {e}") from None
+            doc = store.read_doc(path)
+        except store.LineageError as e:
+            raise CardError(str(e)) from None
         cfg = doc["config"]
         wl = cfg["workload"]
         lhash = _lineage_hash(path)
         for t in doc["transitions"]:
-            rt = t.get("roundtrip") or {}
-            if not rt.get("ok"):
-                continue
-            inv = parse_pipeline(rt["inverse"])[0]
-            cls = get_pass(inv.name)
-            card = cards.get(inv.name)
-            if card is None:
-                card = _new_card(inv, cls)
-                cards[inv.name] = card
-            _add_evidence(card, inv, d, doc, t, wl, lhash)
+            try:
+                rt = t.get("roundtrip") or {}
+                if not rt.get("ok"):
+                    continue
+                inv = parse_pipeline(rt["inverse"])[0]
+                cls = get_pass(inv.name)
+                card = cards.get(inv.name)
+                if card is None:
+                    card = _new_card(inv, cls)
+                    cards[inv.name] = card
+                _add_evidence(card, inv, d, doc, t, wl, lhash)
+            except (KeyError, TypeError, AttributeError, ValueError, StopIteration) as e:
+                # a hand-edited step, or one of a pass no longer registered
+                if isinstance(e, PipelineError):
+                    what = f"{e.message} in {e.text!r}" + (f" ({e.hint})" if e.hint else "")
+                elif isinstance(e, UnknownPass):
+                    what = str(e)
+                else:
+                    what = f"no {e}" if isinstance(e, KeyError) else f"{type(e).__name__}: {e}"
+                raise CardError(f"{path}: error: step {t.get('step')} cannot be read: "
+                                f"{what}") from None
     for card in cards.values():
         _finish(card)
     return cards
@@ -299,24 +322,89 @@ def write_cards(cards: dict[str, dict], out: str) -> list[str]:
     return written
 
 
+class LoadedCard(dict):
+    """A card as :func:`load_cards` read it: the mapping of its YAML file, with the file
+    (``path``) and what is wrong with it beyond the schema (``problems``: another card
+    with its id), which :func:`validate_card` reports with its own findings."""
+
+    path: str = ""
+    problems: tuple = ()
+
+
+def _read_card(p: str):
+    try:
+        with open(p, "rb") as f:
+            raw = f.read()
+    except OSError as e:
+        raise CardError(f"{p}: error: cannot read the card: {e.strerror or e}") from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        line = raw.count(b"\n", 0, e.start) + 1
+        col = e.start - raw.rfind(b"\n", 0, e.start)
+        raise CardError(f"{p}:{line}:{col}: error: not UTF-8 (byte 0x{raw[e.start]:02x}); "
+                        f"a card is UTF-8 YAML") from None
+    try:
+        return yaml.safe_load(text)
+    except yaml.reader.ReaderError as e:  # a character YAML does not allow
+        line = text.count("\n", 0, e.position) + 1
+        col = e.position - text.rfind("\n", 0, e.position)
+        raise CardError(f"{p}:{line}:{col}: error: not valid YAML: character "
+                        f"#x{e.character:04x}: {e.reason}") from None
+    except yaml.YAMLError as e:
+        mark = getattr(e, "problem_mark", None) or getattr(e, "context_mark", None)
+        where = f"{p}:{mark.line + 1}:{mark.column + 1}" if mark else p
+        raise CardError(f"{where}: error: not valid YAML: {getattr(e, 'problem', None) or e}") from None
+    except RecursionError:
+        raise CardError(f"{p}: error: not valid YAML: nested too deeply") from None
+
+
 def load_cards(d: str) -> dict[str, tuple[str, dict]]:
-    out = {}
+    """The cards of ``d`` (every ``*.yaml``) by id: ``(path, card)``, each card a
+    :class:`LoadedCard`. A file that cannot be read, is not UTF-8, not YAML or not a
+    mapping raises :class:`CardError` naming it; a card that breaks the schema is returned
+    (``kltrans skills validate`` lists its problems). A card whose id another card has is
+    kept too, under its file name, and its duplicate id is one of its problems."""
     if not os.path.isdir(d):
         raise CardError(f"{d}: not a directory")
+    read = []  # (file name, path, card)
     for f in sorted(os.listdir(d)):
         if not f.endswith(".yaml"):
             continue
         p = os.path.join(d, f)
-        try:
-            card = yaml.safe_load(open(p, encoding="utf-8"))
-        except yaml.YAMLError as e:
-            mark = getattr(e, "problem_mark", None)
-            where = f"{p}:{mark.line + 1}:{mark.column + 1}" if mark else p
-            raise CardError(f"{where}: error: not valid YAML: {getattr(e, 'problem', e)}") from None
-        if not isinstance(card, dict):
+        data = _read_card(p)
+        if not isinstance(data, dict):
             raise CardError(f"{p}:1:1: error: a card is a mapping")
-        out[card.get("id") or f[:-5]] = (p, card)
-    return out
+        card = LoadedCard(data)
+        card.path = p
+        read.append((f, p, card))
+
+    def cid_of(card) -> str | None:
+        cid = card.get("id")
+        return cid if isinstance(cid, str) and cid else None
+
+    # a card id had by several files: the file named after it (as write_cards names
+    # them), else the first, keeps it; every other one has a duplicate id
+    owner: dict[str, str] = {}
+    for f, p, card in read:
+        cid = cid_of(card)
+        if cid is not None and (cid not in owner or f == f"{cid}.yaml"):
+            owner[cid] = p
+    out: dict[str, tuple[str, dict]] = {}
+    for f, p, card in read:
+        cid = cid_of(card)
+        if cid is not None and owner[cid] == p:
+            out[cid] = (p, card)
+    for f, p, card in read:
+        cid = cid_of(card)
+        if cid is not None and owner[cid] == p:
+            continue
+        if cid is not None:
+            card.problems = (f"id: {cid!r} is also the id of {owner[cid]} (card ids are "
+                             f"unique)",)
+        key = f[:-5] if f[:-5] not in out else f  # kept, under its file name
+        out[key] = (p, card)
+    return dict(sorted(out.items(), key=lambda kv: kv[1][0]))  # in file order
 
 
 def _effect_cell(e: dict) -> str:
@@ -332,7 +420,33 @@ def _effect_cell(e: dict) -> str:
     return "not measured"
 
 
+def _render_error(card, why: str | None, e: Exception | None = None) -> CardError:
+    """The error of a card that cannot be rendered: ``why``, else its first schema
+    problem (else the exception rendering raised)."""
+    path = getattr(card, "path", "") if isinstance(card, dict) else ""
+    cid = card.get("id") if isinstance(card, dict) else None
+    where = f"{path}:1:1: error" if path else f"card {cid!r}"
+    more = ""
+    if why is None:
+        errs = validate_card(card) if isinstance(card, dict) else []
+        why = errs[0] if errs else f"{type(e).__name__}: {e}"
+        if len(errs) > 1:
+            more = f" ({len(errs) - 1} more: 'kltrans skills validate' lists them)"
+    return CardError(f"{where}: cannot render the card: {why}{more}")
+
+
 def render_card(card: dict) -> str:
+    """The Markdown view of a card; :class:`CardError` (naming its file) where the card
+    does not have the shape rendering needs, or another card has its id."""
+    if getattr(card, "problems", ()):
+        raise _render_error(card, card.problems[0])
+    try:
+        return _render_card(card)
+    except (KeyError, TypeError, AttributeError, ValueError, IndexError) as e:
+        raise _render_error(card, None, e) from None
+
+
+def _render_card(card: dict) -> str:
     w = [f"# {card['id']}", "", card.get("intent", "(no intent)"), "",
          f"Optimize pass `{card['pass']}`; its simplify inverse `{card['inverse']}`.", "",
          "## Where it applies", "", f"Anchor: `{card['anchor']['rule']}`", ""]
@@ -364,6 +478,23 @@ def render_card(card: dict) -> str:
 
 
 def render_index(cards: dict[str, dict]) -> str:
+    """The library's README; :class:`CardError` (naming its file) for a card whose shape
+    does not allow it."""
+    for c in cards.values():
+        try:
+            _index_row("", c)
+        except (KeyError, TypeError, AttributeError, ValueError, IndexError) as e:
+            raise _render_error(c, None, e) from None
+    return _render_index(cards)
+
+
+def _index_row(cid: str, c: dict) -> str:
+    eff = "; ".join(f"{e['workload']}: {_effect_cell(e)}" for e in c["effect"])
+    return (f"| [{cid}]({cid}.md) | {c.get('intent', '')} | {len(c['provenance'])} | {eff} | "
+            f"{len(c['failures_avoided']['items'])} |")
+
+
+def _render_index(cards: dict[str, dict]) -> str:
     w = ["# Skill library", "",
          "Skill cards extracted from the corpus lineages (`kltrans skills extract "
          "corpus/*/lineage -o skills/`): one card per optimization, with its evidence from "
@@ -371,7 +502,5 @@ def render_index(cards: dict[str, dict]) -> str:
          "| card | intent | evidence | effect | failures avoided |",
          "| --- | --- | --- | --- | ---: |"]
     for cid, c in sorted(cards.items()):
-        eff = "; ".join(f"{e['workload']}: {_effect_cell(e)}" for e in c["effect"])
-        w.append(f"| [{cid}]({cid}.md) | {c.get('intent', '')} | {len(c['provenance'])} | {eff} | "
-                 f"{len(c['failures_avoided']['items'])} |")
+        w.append(_index_row(cid, c))
     return "\n".join(w) + "\n"
