@@ -65,7 +65,10 @@ def pick_kernel(wl, path: str, unit, kernel: str | None) -> tuple[str, str | Non
             raise GateUsageError(f"{path}: no kernel {kernel!r} (kernels: {', '.join(names) or 'none'})")
         return kernel, name_expr
     if len(names) != 1:
-        raise GateUsageError(f"{path}: {len(names)} kernels ({', '.join(names)}); choose one with --kernel")
+        if not names:
+            raise GateUsageError(f"{path}: no __global__ kernel in it")
+        raise GateUsageError(f"{path}: {len(names)} kernels ({', '.join(names)}); choose one "
+                             f"with --kernel")
     return names[0], name_expr
 
 

@@ -371,8 +371,8 @@ def _walk(opts: WalkOptions, ex: _LazyExecutor) -> dict:
     facts = list(WORKLOAD_FACTS) + tolerance_facts(wl) + list(opts.assume)
     try:
         ctx = Context.from_strings(tuple(facts), opts.arch, False, kernel)
-    except ValueError as e:
-        raise WalkError(f"--assume: {e}") from None
+    except ValueError as e:  # the architecture's message names it; a fact's does not
+        raise WalkError(str(e) if "architecture" in str(e) else f"--assume: {e}") from None
     config = {"workload": wl.name, "expert": os.path.relpath(expert_path, wl.path),
               "expert_hash": content_hash(src), "kernel": kernel, "backend": backend,
               "arch": opts.arch or "sm_90", "facts": facts, "sizes": sizes, "seeds": list(wl.seeds),

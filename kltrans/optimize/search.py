@@ -475,8 +475,8 @@ def search_context(opts: OptimizeOptions, wl, kernel: str | None):
     facts = list(WORKLOAD_FACTS) + tolerance_facts(wl) + list(opts.assume)
     try:
         return facts, Context.from_strings(tuple(facts), opts.arch or "sm_90", False, kernel)
-    except ValueError as e:
-        raise OptimizeError(f"--assume: {e}") from None
+    except ValueError as e:  # the architecture's message names it; a fact's does not
+        raise OptimizeError(str(e) if "architecture" in str(e) else f"--assume: {e}") from None
 
 
 def _start(opts: OptimizeOptions):
@@ -499,8 +499,8 @@ def _start(opts: OptimizeOptions):
         raise OptimizeError(str(unit.parse_diagnostics()[0]))
     try:
         kernel, ne = pick_kernel(wl, opts.kernel, unit, opts.kernel_name)
-    except GateUsageError as e:
-        raise OptimizeError(str(e)) from None
+    except GateUsageError as e:  # the gate's words, in optimize's option
+        raise OptimizeError(str(e).replace("with --kernel", "with --kernel-name")) from None
     return wl, src, unit, kernel, ne
 
 

@@ -99,7 +99,8 @@ class Context:
     @classmethod
     def from_strings(cls, assumptions=(), arch=None, force=False, kernel=None) -> "Context":
         if arch is not None and arch_number(arch) is None:
-            raise AssumptionError(f"cannot read the architecture {arch!r}; write sm_80, sm_90, sm_90a...")
+            raise AssumptionError(f"--arch: cannot read the architecture {arch!r}; write sm_80, "
+                                  f"sm_90, sm_90a...")
         facts = tuple(parse_assumption(a) for a in assumptions)
         sizes = {f.args[0]: int(f.args[1]) for f in facts if f.name == "eq" and len(f.args) == 2}
         return cls(arch=arch, assumptions=facts, force=force, kernel=kernel, sizes=sizes)

@@ -189,8 +189,10 @@ def load_workload(path: str) -> Workload:
         folder = os.path.dirname(os.path.abspath(path))
     spec_path = os.path.join(folder, "workload.yaml")
     if not os.path.isfile(spec_path):
-        raise SpecError(f"{folder}: no workload.yaml (a workload is a folder with "
-                        f"workload.yaml, reference.py and kernel files)")
+        raise SpecError(f"{path if os.path.isfile(path) else folder}: "
+                        f"{'not a workload: ' if os.path.isfile(path) else ''}no workload.yaml "
+                        f"(a workload is a folder with workload.yaml, reference.py and kernel "
+                        f"files)")
     try:
         with open(spec_path, encoding="utf-8") as f:
             data = yaml.safe_load(f)
