@@ -264,3 +264,20 @@ def test_skills_list_and_render_with_a_card_of_the_wrong_shape(tmp_path, capsys)
     err = capsys.readouterr().err
     assert str(bad) in err and "Traceback" not in err
     assert sorted(os.listdir(sk)) == ["add-launch-bounds.yaml", "unroll.yaml"]
+
+
+def test_a_walk_of_other_inputs_in_out_is_left_as_it_is(tmp_path, capsys):
+    """OUT holds a readable walk made with other inputs (here the committed CPU walk, and
+    this call's probes): an error naming what differs, the walk untouched, --restart the
+    way to replace it; no gate time spent."""
+    import shutil
+
+    out = tmp_path / "L"
+    shutil.copytree(RS_LINEAGE, out)
+    before = _tree(out)
+    assert main(_walk_args(out)) == 2
+    err = capsys.readouterr().err
+    assert f"{out}: holds a walk made with other inputs" in err and "--restart" in err, err
+    assert "probes" in err  # and what else differs (the passes, after a kltrans upgrade)
+    _no_traceback(err)
+    assert _tree(out) == before

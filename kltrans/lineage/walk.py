@@ -391,9 +391,13 @@ def _walk(opts: WalkOptions, ex: _LazyExecutor) -> dict:
         raise WalkError(f"{e}; the walk in {out} is left as it is (run again with "
                         f"--restart to start it over, which replaces it)") from None
     if doc is not None and doc.get("config") != config:
-        _say(opts, f"{out}: an earlier walk with other inputs is there; starting over "
-                   f"(it is replaced)")
-        doc = None
+        # another walk's (other options, or a kltrans whose passes differ): replacing it
+        # on a guess could lose hours of GPU work
+        old = doc.get("config") or {}
+        diff = sorted(k for k in set(old) | set(config) if old.get(k) != config.get(k))
+        raise WalkError(f"{out}: holds a walk made with other inputs (they differ in "
+                        f"{', '.join(diff)}); it is left as it is: --restart replaces it, "
+                        f"or name another --out")
     if doc is None and opts.redo_from is not None:
         raise WalkError(f"--redo-from {opts.redo_from}: no lineage of these inputs in {out} "
                         f"to take steps from")
