@@ -980,8 +980,8 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_USAGE
     except UsageError as e:
         msg = str(e)
-        # a message that is a diagnostic already (file:line:col: error: ...) as it is
-        located = re.match(r"[^\s:][^:\n]*:\d+:\d+: (error|warning): ", msg)
+        # a message that is a diagnostic already (file[:line:col]: error: ...) as it is
+        located = re.match(r"[^\s:-][^:\n]*(:\d+:\d+)?: (error|warning): ", msg)
         print(msg if located else f"kltrans: error: {msg}", file=sys.stderr)
         if e.hint:
             print(f"hint: {e.hint}", file=sys.stderr)
