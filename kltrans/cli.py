@@ -267,10 +267,8 @@ def cmd_opt(args) -> int:
     from kltrans.passes.manager import run_pipeline
     from kltrans.syntax import InputError
     from kltrans.syntax.diagnostics import emit
-    from kltrans.syntax.files import atomic_write
+    from kltrans.syntax.files import atomic_write, output_problem
     from kltrans.syntax.unit import load, origin_text, read_source
-
-    from kltrans.syntax.files import output_problem
 
     if args.in_place and args.output:
         raise UsageError("-i and -o exclude each other")
