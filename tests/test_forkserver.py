@@ -123,3 +123,13 @@ def test_the_server_ends_with_its_client(server):
     c = forkserver.Client()
     c.close()
     assert c.proc.returncode is not None
+
+
+def test_a_job_from_a_directory_that_was_removed(server, tmp_path, monkeypatch):
+    """The caller's working directory is gone (a test's temporary one): the job still
+    runs (its paths are absolute), as a fresh worker's would."""
+    d = tmp_path / "gone"
+    d.mkdir()
+    monkeypatch.chdir(d)
+    d.rmdir()
+    assert run_job(_job(), 300)["ok"]

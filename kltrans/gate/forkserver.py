@@ -95,8 +95,12 @@ class Client:
             self.next_id += 1
             jid = self.next_id
             job = self.jobs[jid] = {}
+            try:
+                cwd = os.getcwd()
+            except OSError:  # removed under us: the child stays where the server is
+                cwd = None
             self._send({"op": "run", "id": jid, "job": job_text, "stdout": stdout,
-                        "stderr": stderr, "env": env, "cwd": os.getcwd()})
+                        "stderr": stderr, "env": env, "cwd": cwd})
             try:
                 self.cond.wait_for(lambda: "pid" in job or self.gone, 30.0)
                 if "pid" not in job:
@@ -244,7 +248,8 @@ def _child(req: dict, close: list) -> None:
             os.close(f)
         os.environ.clear()
         os.environ.update(req["env"])
-        os.chdir(req["cwd"])
+        if req.get("cwd"):
+            os.chdir(req["cwd"])
         from kltrans.gate import worker
 
         code = worker.main(req["job"])
