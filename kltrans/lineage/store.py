@@ -37,29 +37,20 @@ class LineageError(ValueError):
     callers turn it into their own error (WalkError, MeasureError, CardError)."""
 
 
-def _where(raw: bytes, offset: int) -> str:
-    """``LINE:COL`` (1-based) of byte ``offset`` of ``raw``."""
-    line = raw.count(b"\n", 0, offset) + 1
-    col = offset - raw.rfind(b"\n", 0, offset)
-    return f"{line}:{col}"
-
-
 def read_doc(path: str) -> dict:
     """``lineage.json`` at ``path``, parsed and checked to have a lineage's shape.
 
     Raises :class:`LineageError` naming the file (with the line and column of a JSON or
     UTF-8 error) for a file that cannot be read, is empty, truncated, not UTF-8, not JSON,
     or JSON of another shape. The file is never changed."""
+    from kltrans.syntax.diagnostics import InputError
+    from kltrans.syntax.unit import read_failure, read_source
+
     try:
-        with open(path, "rb") as f:
-            raw = f.read()
-    except OSError as e:
-        raise LineageError(f"{path}: error: cannot read the lineage: {e.strerror or e}") from None
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as e:
-        raise LineageError(f"{path}:{_where(raw, e.start)}: error: not a kltrans lineage: "
-                           f"not UTF-8 (byte 0x{raw[e.start]:02x})") from None
+        text = read_source(path)
+    except InputError as e:
+        where, why = read_failure(e)
+        raise LineageError(f"{where}: error: not a kltrans lineage: {why}") from None
     if not text.strip():
         raise LineageError(f"{path}: error: not a kltrans lineage: the file is empty")
     try:

@@ -453,17 +453,15 @@ def _read_record(path: str, doing: str) -> dict:
     that says what ``doing`` (``cannot read``, ``cannot resume from it``) could not do."""
     from kltrans.syntax.diagnostics import InputError
 
+    from kltrans.syntax.unit import read_failure, read_source
+
     try:
-        with open(path, encoding="utf-8") as f:
-            d = json.load(f)
+        d = json.loads(read_source(path))
+    except InputError as e:
+        raise InputError.at(path, f"{doing}: {read_failure(e)[1]}") from None
     except json.JSONDecodeError as e:
         raise InputError.at(path, f"{doing}: not valid JSON: {e.msg}", line=e.lineno,
                             column=e.colno) from None
-    except UnicodeDecodeError as e:
-        raise InputError.at(path, f"{doing}: not UTF-8 text ({e.reason} at byte "
-                                  f"{e.start})") from None
-    except OSError as e:
-        raise InputError.at(path, f"{doing}: {e.strerror or e}") from None
     except ValueError as e:  # e.g. a number too long to convert
         raise InputError.at(path, f"{doing}: {e}") from None
     why = _record_problem(d)

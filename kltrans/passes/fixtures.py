@@ -83,11 +83,14 @@ class Case:
 
 
 def read_case(path: str) -> Case:
+    from kltrans.syntax.diagnostics import InputError
+    from kltrans.syntax.unit import read_failure, read_source
+
     try:
-        with open(path, encoding="utf-8") as f:
-            text = f.read()
-    except UnicodeDecodeError as e:
-        raise FixtureError(f"{path}: not UTF-8 text (byte {e.start})") from None
+        text = read_source(path)
+    except InputError as e:
+        where, why = read_failure(e)
+        raise FixtureError(f"{where}: {why}") from None
     runs = _RUN.findall(text)
     if len(runs) != 1:
         raise FixtureError(f"{path}: needs exactly one '// RUN: kltrans opt -p ...' line")

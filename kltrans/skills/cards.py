@@ -332,18 +332,14 @@ class LoadedCard(dict):
 
 
 def _read_card(p: str):
+    from kltrans.syntax.diagnostics import InputError
+    from kltrans.syntax.unit import read_failure, read_source
+
     try:
-        with open(p, "rb") as f:
-            raw = f.read()
-    except OSError as e:
-        raise CardError(f"{p}: error: cannot read the card: {e.strerror or e}") from None
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as e:
-        line = raw.count(b"\n", 0, e.start) + 1
-        col = e.start - raw.rfind(b"\n", 0, e.start)
-        raise CardError(f"{p}:{line}:{col}: error: not UTF-8 (byte 0x{raw[e.start]:02x}); "
-                        f"a card is UTF-8 YAML") from None
+        text = read_source(p)
+    except InputError as e:
+        where, why = read_failure(e)
+        raise CardError(f"{where}: error: {why}; a card is UTF-8 YAML") from None
     try:
         return yaml.safe_load(text)
     except yaml.reader.ReaderError as e:  # a character YAML does not allow

@@ -353,6 +353,14 @@ def read_source(path: str) -> str:
             "(e.g. iconv -f latin1 -t utf-8)", code="encoding") from None
 
 
+def read_failure(e: InputError) -> tuple[Location, str]:
+    """Where and why :func:`read_source` failed, for a caller that reports it in its own
+    error (a lineage, a card, a record): not UTF-8 text, or not readable."""
+    d = e.diagnostic
+    why = f"not UTF-8 text ({d.message})" if d.code == "encoding" else f"cannot read: {d.message}"
+    return d.location, why
+
+
 def load(path: str) -> list[Unit]:
     """Load every CUDA unit in a file.
 

@@ -193,11 +193,14 @@ def load_workload(path: str) -> Workload:
                         f"{'not a workload: ' if os.path.isfile(path) else ''}no workload.yaml "
                         f"(a workload is a folder with workload.yaml, reference.py and kernel "
                         f"files)")
+    from kltrans.syntax.diagnostics import InputError
+    from kltrans.syntax.unit import read_failure, read_source
+
     try:
-        with open(spec_path, encoding="utf-8") as f:
-            data = yaml.safe_load(f)
-    except UnicodeDecodeError as e:
-        raise _err(spec_path, f"byte {e.start}", "not UTF-8 text") from None
+        data = yaml.safe_load(read_source(spec_path))
+    except InputError as e:
+        where, why = read_failure(e)
+        raise SpecError(f"{where}: {why}") from None
     except yaml.YAMLError as e:
         mark = getattr(e, "problem_mark", None)
         where = f"line {mark.line + 1}" if mark else "parse"
