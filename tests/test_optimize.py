@@ -678,15 +678,23 @@ def test_near_miss_offers_come_last_and_name_their_open_precondition():
     assert not any(o.unproven for o in proven) and len(proven) == len(menu) - len(near)
 
 
+def _record(name: str) -> dict:
+    """An H200 record under bench/results."""
+    with open(os.path.join(ROOT, "bench", "results", name), encoding="utf-8") as f:
+        return json.load(f)
+
+
+def _results_notes() -> str:
+    with open(os.path.join(ROOT, "docs", "results-notes.md"), encoding="utf-8") as f:
+        return f.read()
+
+
 def test_root_runs_in_the_results_notes_are_the_recorded_ones():
     """The lineage-root table of docs/results-notes.md is the H200 runs' record
     (bench/results/experiment_best_roots.json, and experiment_roots.json for the first
     step rule): speedup, the expert's speedup and the fraction alike."""
-    def load(name):
-        return json.loads(open(os.path.join(ROOT, "bench", "results", name)).read())
-
-    best, first = load("experiment_best_roots.json"), load("experiment_roots.json")
-    notes = open(os.path.join(ROOT, "docs", "results-notes.md"), encoding="utf-8").read()
+    best, first = _record("experiment_best_roots.json"), _record("experiment_roots.json")
+    notes = _results_notes()
     rows = notes.splitlines()
     firsts = {r["target"]: r["expert_fraction"] for r in first["rows"]}
     assert len(best["rows"]) == 7 and set(firsts) <= {r["target"] for r in best["rows"]}
@@ -708,11 +716,8 @@ def test_default_root_runs_in_the_results_notes_are_the_recorded_ones():
     """The table of the seven lineage roots under the default in docs/results-notes.md is
     the H200 record (bench/results/experiment_default_roots.json) beside the --select best
     record (experiment_best_roots.json), and its geometric means are the record's."""
-    def load(name):
-        return json.loads(open(os.path.join(ROOT, "bench", "results", name)).read())
-
-    dflt, best = load("experiment_default_roots.json"), load("experiment_best_roots.json")
-    notes = open(os.path.join(ROOT, "docs", "results-notes.md"), encoding="utf-8").read()
+    dflt, best = _record("experiment_default_roots.json"), _record("experiment_best_roots.json")
+    notes = _results_notes()
     rows = notes.splitlines()
     bests = {r["target"]: r["expert_fraction"] for r in best["rows"]}
     assert len(dflt["rows"]) == 7 and set(bests) == {r["target"] for r in dflt["rows"]}
@@ -956,11 +961,9 @@ def test_headline_table_in_the_results_notes_is_the_recorded_one():
     the --select best table those of the merged record the report is made from
     (bench/results/experiment.json: the corpus skills and memory rows there are the
     re-runs with the re-extracted cards)."""
-    def agg(name):
-        return json.loads(open(os.path.join(ROOT, "bench", "results", name)).read())
-
+    agg = _record
     head, doc = agg("experiment_headline.json"), agg("experiment.json")
-    notes = open(os.path.join(ROOT, "docs", "results-notes.md"), encoding="utf-8").read()
+    notes = _results_notes()
     for kind, label in (("corpus", "corpus"), ("heldout", "held-out")):
         cells = " | ".join(f"{head['aggregate'][f'{kind}/{s}']['geomean_speedup']:.2f}×"
                            for s in ("skills", "blind", "memory"))
