@@ -780,14 +780,23 @@ def bound_param(site) -> str | None:
 
 def _work_grid(site, contract, g: str):
     """(ceil_div(n, B), work) when ``g`` is ceil_div(n, B * work) for the bound's
-    parameter n and the launch's constant block B; else None."""
+    parameter n and the launch's block B (a number, or a macro or constexpr of the file;
+    a divisor spelled as the block itself is work 1); else None."""
     cd = call_parts(g)
-    b = int_text(contract.block[0])
     p = bound_param(site)
-    if cd is None or len(cd[1]) != 2 or b is None or p is None or norm(cd[1][0]) != p:
+    if cd is None or len(cd[1]) != 2 or p is None or norm(cd[1][0]) != p:
         return None
-    c = int_text(cd[1][1])
-    if c is None or c % b:
+    if norm(cd[1][1]) == norm(contract.block[0]):
+        return f"{cd[0]}({p}, {contract.block[0].strip()})", 1
+    consts = dict(contract.constants)
+
+    def value(text: str):
+        v = int_text(text)
+        v = consts.get(text.strip()) if v is None else v
+        return v if isinstance(v, int) and v > 0 else None
+
+    b, c = value(contract.block[0]), value(cd[1][1])
+    if b is None or c is None or c % b:
         return None
     return f"{cd[0]}({p}, {b})", c // b
 
@@ -801,7 +810,14 @@ def uncapped_grid(site, contract) -> tuple[str | None, str]:
         if w is not None and w[1] > 1:
             return w[0], (f"grid=min({got[1][0]}, {got[1][1]}) sized for {w[1]} elements per "
                           f"thread: {w[0]} gives every element a thread")
-        return header_expr(got[1][0]), f"grid=min({got[1][0]}, {got[1][1]}) uncapped"
+        if w is not None:
+            return header_expr(got[1][0]), f"grid=min({got[1][0]}, {got[1][1]}) uncapped"
+        # not ceil_div(N, B * k) for the loop's bound N and the block B: uncapping it
+        # alone would keep a grid sized for k elements per thread (most left unwritten)
+        return None, (f"grid=min({got[1][0]}, {got[1][1]}): cannot tell how many elements "
+                      f"a thread was sized for (not ceil_div(N, block * k) with N the loop "
+                      f"bound and block {contract.block[0]}), so no grid is known to give "
+                      f"every element a thread")
     cd = call_parts(g)
     n = norm(site.text("N"))
     if cd is not None and len(cd[1]) == 2 and norm(cd[1][0]) == n and \

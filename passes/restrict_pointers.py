@@ -333,7 +333,7 @@ class RestrictPointers(Pass):
                                          add_const=self.const and _gets_const(site, p)))
         for lp in _local_targets(site):
             star = next(c for c in lp.ptr.children if c.type == "*")
-            edits.append(Edit.insert(star.end_byte, " __restrict__"))
+            edits.append(_restrict_after(site.unit, star))
         return edits
 
     def inverse_for(self, site, ctx):
@@ -360,8 +360,15 @@ def _restrict_edits(unit, decl, add_const: bool) -> list[Edit]:
     while ptr is not None and ptr.type != "pointer_declarator":
         ptr = ptr.child_by_field_name("declarator")
     star = next(c for c in ptr.children if c.type == "*")
-    edits.append(Edit.insert(star.end_byte, " __restrict__"))
+    edits.append(_restrict_after(unit, star))
     return edits
+
+
+def _restrict_after(unit, star) -> Edit:
+    """`` __restrict__`` after a declarator's ``*``, spaced from a name that follows it
+    directly (``float *A`` -> ``float * __restrict__ A``, never ``__restrict__A``)."""
+    follows = unit.source[star.end_byte:star.end_byte + 1]
+    return Edit.insert(star.end_byte, " __restrict__" + ("" if follows.isspace() else " "))
 
 
 # ----------------------------------------------------------------------- inverse
@@ -439,22 +446,15 @@ class UnrestrictPointers(Pass):
         for lp in _restricted_locals(site):
             for n in lp.ptr.children:
                 if n.type == "type_qualifier" and unit.text(n) in _RESTRICT:
-                    start = n.start_byte
-                    while start > 0 and unit.source[start - 1:start] in (b" ", b"\t"):
-                        start -= 1
-                    edits.append(Edit.delete(start, n.end_byte))
+                    edits.append(Edit.delete(*_restrict_span(unit, n)))
         only = NameList.names(self.params)
         for p in _params(site):
             if not p.restrict or (only is not None and p.name not in only):
                 continue
             decl = _decl(site, p.name)
             for n in unit.walk(decl):
-                if n.type == "type_qualifier" and unit.text(n) in ("__restrict__", "__restrict", "restrict"):
-                    start = n.start_byte
-                    # take the blank before the qualifier with it
-                    while start > 0 and unit.source[start - 1:start] in (b" ", b"\t"):
-                        start -= 1
-                    edits.append(Edit.delete(start, n.end_byte))
+                if n.type == "type_qualifier" and unit.text(n) in _RESTRICT:
+                    edits.append(Edit.delete(*_restrict_span(unit, n)))
             if self.const and p.const and p.written is False:
                 for c in decl.children:
                     if c.type == "type_qualifier" and unit.text(c) == "const":
@@ -467,4 +467,18 @@ class UnrestrictPointers(Pass):
 
     def inverse_for(self, site, ctx):
         return RestrictPointers(const=self.const)
+
+
+def _restrict_span(unit, q) -> tuple[int, int]:
+    """The bytes to delete with a ``__restrict__`` qualifier: the blank before it, and in
+    the ``T *name`` style (a blank before the ``*``, as ``T * __restrict__ name`` is made
+    from ``T *name``) the blank after it too, so the star is against the name again."""
+    src = unit.source
+    start, end = q.start_byte, q.end_byte
+    while start > 0 and src[start - 1:start] in (b" ", b"\t"):
+        start -= 1
+    if src[start - 1:start] == b"*" and src[start - 2:start - 1] in (b" ", b"\t") \
+            and src[end:end + 1] == b" ":
+        end += 1
+    return start, end
 

@@ -144,13 +144,33 @@ def run_pass(unit: "Unit", p: "Pass", ctx: Context, only_site: int | None = None
     try:
         new = apply_edits(unit, all_edits)
     except EditError as e:
-        for i, s in enumerate(report.sites):
-            if s.status == "applied":
-                report.sites[i] = SiteReport(s.index, s.path, s.line, s.column, s.function,
-                                             "failed", f"rewrite refused: {e}", None, None,
-                                             s.verdicts)
-        return unit, report
+        return unit, _refused(report, f"rewrite refused: {e}")
+    old = _dangling_unroll(unit)
+    dangling = [ln for key, ln in _dangling_unroll(new).items() if key not in old]
+    if dangling:  # NVRTC warns (#607-D) and drops the pragma: the rewrite is not what it says
+        return unit, _refused(report, f"rewrite refused: it leaves '#pragma unroll' at line "
+                                      f"{min(dangling)} before a statement that is not a loop")
     return new, report
+
+
+def _refused(report: PassReport, why: str) -> PassReport:
+    """``report`` with every applied site marked failed, for ``why``."""
+    for i, s in enumerate(report.sites):
+        if s.status == "applied":
+            report.sites[i] = SiteReport(s.index, s.path, s.line, s.column, s.function,
+                                         "failed", why, None, None, s.verdicts)
+    return report
+
+
+def _dangling_unroll(unit: "Unit") -> dict:
+    """The unroll pragmas of ``unit`` that precede no loop: (pragma text, text of the
+    statement after it) -> line (keyed by text, as an edit moves lines)."""
+    out = {}
+    for pr in unit.pragmas:
+        if pr.name == "unroll" and pr.loop is None:
+            after = unit.text(pr.target) if pr.target is not None else ""
+            out.setdefault((pr.text, after), pr.line)
+    return out
 
 
 class SkipSite(Exception):

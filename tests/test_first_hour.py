@@ -1,0 +1,75 @@
+"""Wrong code that exited 0, found by a new user's first hour: each case failed before
+its fix (restrict-pointers glued ``__restrict__`` to the name; one-per-thread uncapped a
+grid sized for 256 elements per thread into ``ceil_div(n, 65536)``; a rewrite left a
+``#pragma unroll`` before a declaration, which NVRTC warns about and ignores)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+from kltrans.gate.compile import compile_unit
+from kltrans.syntax.contract import contracts
+from kltrans.syntax.unit import parse
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def _opt(tmp_path, src: str, *argv) -> subprocess.CompletedProcess:
+    f = tmp_path / "k.cu"
+    f.write_text(src)
+    return subprocess.run([sys.executable, "-m", "kltrans", "opt", *argv, str(f)],
+                          capture_output=True, text=True, cwd=ROOT, timeout=300)
+
+
+@pytest.mark.parametrize("params", ["float *A, float *B", "float*A, float*B",
+                                    "float const *A, float *B"])
+def test_restrict_pointers_keeps_the_names(tmp_path, params):
+    src = (f"__global__ void vadd({params}, int n)\n{{\n    int i = blockIdx.x * blockDim.x "
+           f"+ threadIdx.x;\n    if (i < n) B[i] += A[i];\n}}\n")
+    r = _opt(tmp_path, src, "-p", "restrict-pointers", "--assume", "no_alias(*)")
+    assert r.returncode == 0, r.stderr
+    assert "__restrict__A" not in r.stdout and "__restrict__B" not in r.stdout
+    assert "__restrict__ A" in r.stdout and "__restrict__ B" in r.stdout
+    c = compile_unit(parse(r.stdout.encode(), "k.cu"))
+    assert c.ok, c.log
+
+
+@pytest.mark.parametrize("block, bound_decl, expect", [
+    # ruleid: a block given by a macro: the grid goes back to one thread per element
+    ("BLOCK", "", "ceil_div(n, 256)"),
+    # ok: the bound is a copy of the parameter: no grid is known to cover; refused
+    ("256", "    int m = n;\n", None),
+])
+def test_one_per_thread_never_keeps_a_coarsened_grid(tmp_path, block, bound_decl, expect):
+    bound = "m" if bound_decl else "n"
+    src = (f"// kltrans: launch scale grid=min(ceil_div(n, 65536), 1024) block={block}\n"
+           f"#define BLOCK 256\n__global__ void scale(const float* x, float* y, int n)\n{{\n"
+           f"{bound_decl}    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < {bound}; "
+           f"i += blockDim.x * gridDim.x) {{\n        y[i] = 3.0f * x[i];\n    }}\n}}\n")
+    r = _opt(tmp_path, src, "-p", "one-per-thread", "-v")
+    assert r.returncode == 0, r.stderr
+    [c] = contracts(parse(r.stdout.encode(), "k.cu")).values()
+    if expect is None:
+        assert c.grid == ("min(ceil_div(n, 65536), 1024)",) and "covering-grid" in r.stderr
+    else:
+        assert c.grid == (expect,)
+        (grid, _, _) = c.evaluate({"n": 1 << 20})
+        assert grid[0] * 256 >= 1 << 20  # every element has a thread
+
+
+def test_no_rewrite_leaves_a_pragma_before_a_non_loop(tmp_path):
+    src = ("// kltrans: launch scale grid=min(ceil_div(n, 256), 1024) block=256\n"
+           "__global__ void scale(const float* x, float* y, int n)\n{\n    #pragma unroll 4\n"
+           "    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; "
+           "i += blockDim.x * gridDim.x) {\n        y[i] = 3.0f * x[i];\n    }\n}\n")
+    r = _opt(tmp_path, src, "-p", "one-per-thread")
+    assert r.returncode == 0
+    assert "before a statement that is not a loop" in r.stderr
+    u = parse(r.stdout.encode(), "k.cu")
+    assert all(p.loop is not None for p in u.pragmas if p.name == "unroll")
+    c = compile_unit(u)
+    assert c.ok and "607" not in c.log, c.log
