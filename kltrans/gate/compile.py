@@ -216,11 +216,22 @@ class CompileResult:
         return None
 
     def symbol(self, name: str) -> str | None:
-        """The cubin symbol for a kernel: a name expression, or a kernel's plain name."""
+        """The cubin symbol for a kernel: a name expression, or a kernel's plain name.
+
+        From the lowered names, else the ptxas report, else the cubin's own symbol table
+        (a C++-linkage kernel whose plain name is the one function of that name in it):
+        the cubin is the one source that cannot disagree with what is loaded."""
         if name in self.lowered_names:
             return self.lowered_names[name]
         r = self.resource(name)
-        return r.name if r is not None else None
+        if r is not None:
+            return r.name
+        if self.cubin:
+            found = [f for f in cubin_functions(self.cubin)
+                     if f == name or _demangle(f)[-1] == name]
+            if len(found) == 1:
+                return found[0]
+        return None
 
     def render(self) -> str:
         return "\n".join(d.render() for d in self.diagnostics)
@@ -975,6 +986,35 @@ def _demangle(symbol: str) -> list[str]:
         if not nested:
             break
     return parts or [symbol]
+
+
+def cubin_functions(cubin: bytes) -> list[str]:
+    """The names of the function symbols of a cubin (an ELF64 image), in table order;
+    empty for anything that is not one. Read with ``struct``: the layout is the ELF
+    standard's, and no ELF library is a dependency here."""
+    import struct
+
+    if len(cubin) < 64 or cubin[:4] != b"\x7fELF" or cubin[4] != 2:
+        return []
+    try:
+        shoff, = struct.unpack_from("<Q", cubin, 0x28)
+        shentsize, shnum = struct.unpack_from("<HH", cubin, 0x3A)
+        heads = [struct.unpack_from("<IIQQQQIIQQ", cubin, shoff + i * shentsize)
+                 for i in range(shnum)]
+        out = []
+        for _name, typ, _fl, _ad, off, size, link, _info, _al, ent in heads:
+            if typ != 2 or not ent:  # SHT_SYMTAB
+                continue
+            stroff, strsize = heads[link][4], heads[link][5]
+            strtab = cubin[stroff:stroff + strsize]
+            for k in range(size // ent):
+                st_name, st_info = struct.unpack_from("<IB", cubin, off + k * ent)
+                if st_info & 0xF == 2 and st_name:  # STT_FUNC
+                    end = strtab.index(b"\0", st_name)
+                    out.append(strtab[st_name:end].decode("utf-8", "replace"))
+        return out
+    except (struct.error, IndexError, ValueError):
+        return []
 
 
 def parse_resources(log: str, lowered_names: dict | None = None) -> dict[str, KernelResources]:

@@ -54,7 +54,6 @@ class GateUsageError(ValueError):
 
 def pick_kernel(wl, path: str, unit, kernel: str | None) -> tuple[str, str | None]:
     """(kernel name, name expression) for a file: --kernel, the spec's variant, or the only one."""
-    name_expr = None
     for v in wl.kernels.values():
         if os.path.abspath(os.path.join(wl.path, v["file"])) == os.path.abspath(path):
             if kernel is None or kernel == v["kernel"]:
@@ -63,13 +62,24 @@ def pick_kernel(wl, path: str, unit, kernel: str | None) -> tuple[str, str | Non
     if kernel is not None:
         if kernel not in names:
             raise GateUsageError(f"{path}: no kernel {kernel!r} (kernels: {', '.join(names) or 'none'})")
-        return kernel, name_expr
+        return kernel, _instantiation(wl, unit, kernel)
     if len(names) != 1:
         if not names:
             raise GateUsageError(f"{path}: no __global__ kernel in it")
         raise GateUsageError(f"{path}: {len(names)} kernels ({', '.join(names)}); choose one "
                              f"with --kernel")
-    return names[0], name_expr
+    return names[0], _instantiation(wl, unit, names[0])
+
+
+def _instantiation(wl, unit, kernel: str) -> str | None:
+    """For a template kernel in a file the spec does not list (a rewrite of one of its
+    variants, written elsewhere): the name expression of the spec's variants of that
+    kernel, when they agree on one. Without it NVRTC instantiates nothing to launch."""
+    if not any(k.name == kernel and k.template_params for k in unit.kernels()):
+        return None
+    exprs = {v.get("name_expression") for v in wl.kernels.values()
+             if v["kernel"] == kernel and v.get("name_expression")}
+    return exprs.pop() if len(exprs) == 1 else None
 
 
 def gate(kernel_file: str, workload: str, kernel: str | None = None, backend: str = "auto",

@@ -798,3 +798,23 @@ def test_three_argument_launch_bounds_needs_sm90():
     assert not r.ok
     assert [(d.location.line, d.location.column) for d in r.errors] == [(8, 17), (16, 17)]
     assert all("max blocks per cluster" in d.message for d in r.errors)
+
+
+def test_a_cxx_kernel_symbol_comes_from_the_cubin_when_the_log_says_nothing():
+    """The cubin's symbol table names a C++-linkage kernel (mangled) even where the
+    ptxas report and the lowered names are missing (a record cached without them)."""
+    import dataclasses
+
+    from kltrans.gate.compile import compile_source, cubin_functions
+
+    src = ("__global__ void vadd(const float* a, float* b, int n)\n"
+           "{ int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) b[i] += a[i]; }\n"
+           "template <int K> __global__ void scale(float* b) { b[threadIdx.x] *= K; }\n")
+    r = compile_source(src, "k.cu", name_expressions=["scale<3>"])
+    assert r.ok, r.log
+    funcs = cubin_functions(r.cubin)
+    assert "_Z4vaddPKfPfi" in funcs and any(f.startswith("_Z5scaleILi3EEvPf") for f in funcs)
+    bare = dataclasses.replace(r, resources={}, lowered_names={})
+    assert bare.symbol("vadd") == "_Z4vaddPKfPfi"
+    assert bare.symbol("nothing") is None
+    assert cubin_functions(b"not an elf") == [] and cubin_functions(b"\x7fELF" + b"\0" * 10) == []
