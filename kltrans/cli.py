@@ -960,6 +960,9 @@ def build_parser() -> argparse.ArgumentParser:
     from kltrans.diff.cli import register as register_diff  # argparse only (no tree-sitter)
 
     register_diff(sub)
+    from kltrans.generality.cli import register as register_generality  # argparse only
+
+    register_generality(sub)
     return p
 
 

@@ -378,6 +378,10 @@ def _walk(opts: WalkOptions, ex: _LazyExecutor) -> dict:
               "arch": opts.arch or "sm_90", "facts": facts, "sizes": sizes, "seeds": list(wl.seeds),
               "passes": [p.spec() for p in simplify_passes()], "walk_order": walk_order(),
               "probes": opts.probes}
+    if os.path.isfile(os.path.join(wl.path, "history.yaml")):
+        # a lineage of a generality suite (corpus/wild): walked to measure transfer only;
+        # skills extract refuses it (kltrans.skills.cards.extract)
+        config["suite"] = "generality"
     if backend == "cuda":
         config["side_ms"] = opts.side_ms
         config["min_cost"] = opts.min_cost

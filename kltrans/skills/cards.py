@@ -171,6 +171,10 @@ def extract(lineage_dirs: list[str]) -> dict[str, dict]:
             raise CardError(str(e)) from None
         cfg = doc["config"]
         wl = cfg["workload"]
+        if cfg.get("suite") == "generality" or os.path.isfile(
+                os.path.join(os.path.dirname(os.path.abspath(d)), "history.yaml")):
+            raise CardError(f"{path}: a walk of a generality-suite lineage ({wl}): such "
+                            f"lineages measure transfer and never become skill cards")
         lhash = _lineage_hash(path)
         for t in doc["transitions"]:
             try:
