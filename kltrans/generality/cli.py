@@ -96,7 +96,7 @@ def _side(v) -> dict:
 
 def items_for(lineages, measures, args, backend: str) -> list[dict]:
     """The tasks of a run, as plain data."""
-    from kltrans.generality.audit import mechanisms
+    from kltrans.gate.ptx import mechanisms
     from kltrans.generality.measure import lineage_facts
 
     items = []

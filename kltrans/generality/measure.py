@@ -69,9 +69,9 @@ def walk_task(item: dict) -> dict:
     """Walk the expert back (``kltrans lineage``) and judge where it ended.
 
     ``reached_naive``: the walk ended ``naive`` and its final kernel uses no PTX
-    mechanism (:mod:`kltrans.generality.audit`) that the lineage's naive version does not;
+    mechanism (:mod:`kltrans.gate.ptx`) that the lineage's naive version does not;
     ``false_naive``: it ended ``naive`` with such a mechanism left."""
-    from kltrans.generality.audit import mechanisms
+    from kltrans.gate.ptx import mechanisms
     from kltrans.lineage.walk import WalkError, WalkOptions, walk
 
     t0 = time.perf_counter()

@@ -4,7 +4,8 @@ A naive root (corpus/README.md, issue 5): one thread per output element or row, 
 global loads and stores, no shared memory, no warp primitives, no unrolling, no vector
 types. ``residual_mechanisms`` lists what of that a kernel still has, each with its line;
 the walk ends in ``naive`` only when no simplification applies *and* nothing is left,
-otherwise in ``stuck``, with the list.
+otherwise in ``stuck``, with the list. ``mechanisms_left`` adds what the compiled code
+shows (:mod:`kltrans.gate.ptx`), which no spelling hides.
 """
 
 from __future__ import annotations
@@ -59,4 +60,19 @@ def residual_mechanisms(unit) -> list[tuple[str, int]]:
             out.append(("no-alias pointers (__restrict__)", i))
         if "__launch_bounds__" in code:
             out.append(("launch bounds", i))
+    return sorted(set(out), key=lambda x: (x[1], x[0]))
+
+
+def mechanisms_left(unit, name_expression: str | None = None,
+                    arch: str = "sm_90") -> list[tuple[str, int]]:
+    """``residual_mechanisms`` and the mechanisms the kernel's PTX shows (each as
+    ``"<mechanism> (in the compiled code)"`` at the line of the first kernel); a kernel
+    that does not compile adds nothing here (the gate says why)."""
+    from kltrans.gate.ptx import mechanisms
+
+    out = residual_mechanisms(unit)
+    ks = unit.kernels()
+    line = ks[0].line if ks else 1
+    for m in mechanisms(unit.path, name_expression, arch, source=unit.source) or []:
+        out.append((f"{m} (in the compiled code)", line))
     return sorted(set(out), key=lambda x: (x[1], x[0]))

@@ -441,9 +441,9 @@ def _walk(opts: WalkOptions, ex: _LazyExecutor) -> dict:
         _say(opts, f"step {step + 1}: {len(cands)} anchor match(es), {len(live)} applicable, "
                    f"{sum(c.accepted for c in live)} to gate")
         if not live:
-            from kltrans.lineage.naive import residual_mechanisms
+            from kltrans.lineage.naive import mechanisms_left
 
-            left = residual_mechanisms(unit)
+            left = mechanisms_left(unit, ne, opts.arch or "sm_90")
             why = "no simplify pass applies" + (
                 f" ({len(cands)} anchor match(es), none with its preconditions holding)"
                 if cands else "")

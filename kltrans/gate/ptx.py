@@ -1,12 +1,12 @@
 """Which mechanisms a kernel uses, read off the PTX NVRTC makes of it.
 
-The backward walk decides "naive" with its own, source-level detector; a suite written
-by others is exactly where such a detector can be fooled by spelling (a cooperative-
-groups warp reduction has no ``__shfl`` token). The compiled code has no spelling: a
-shuffle is ``shfl.sync`` whichever API wrote it, shared memory is a ``.shared`` access
-whatever accessor reached it. So the generality report judges a walk's end against the
-PTX of the lineage's own naive version: a walk reached naive when its final kernel uses
-no mechanism that the naive version does not.
+A source-level detector can be fooled by spelling (a cooperative-groups warp reduction
+has no ``__shfl`` token; shared memory reached through an accessor struct is no
+``__shared__`` array of the kernel). The compiled code has no spelling: a shuffle is
+``shfl.sync`` whichever API wrote it, shared memory is a ``.shared`` access whatever
+accessor reached it. The backward walk ends in ``naive`` only when these marks are empty
+too (:func:`kltrans.lineage.naive.mechanisms_left`), and the generality report judges a
+walk's end against the PTX of the lineage's own naive version.
 
 What PTX cannot show (an unroll pragma, ``__launch_bounds__``) is left to the source
 detector; what it shows is listed in ``MARKS``.
