@@ -299,9 +299,11 @@ def cmd_opt(args) -> int:
                              f"functions: {', '.join(names) or 'none'}")
     pairs = []
     reports = []
+    verify = not (args.dry_run or args.no_verify)
     for u in units:
         res = run_pipeline(u, passes, ctx, only_site=args.site, dry_run=args.dry_run,
-                           keep_snapshots=args.print_between_passes, skip_unforceable=True)
+                           keep_snapshots=args.print_between_passes or verify,
+                           skip_unforceable=True)
         pairs.append((u, res.unit))
         reports.append((u, res))
         if args.print_between_passes:
@@ -338,6 +340,13 @@ def cmd_opt(args) -> int:
         print(f"kltrans: error: {path}: not rewritten: it has syntax errors (above)",
               file=sys.stderr)
         return EXIT_USAGE
+    if verify:
+        failed = _verify_output(reports, args.arch or "sm_90")
+        if failed:
+            print(failed, file=sys.stderr)
+            print(f"kltrans: error: {path}: not rewritten: a pass made code that does not "
+                  f"compile (--no-verify writes it anyway)", file=sys.stderr)
+            return EXIT_CHECK_FAILED
     if args.dry_run:
         if not args.json:
             for u, res in reports:
@@ -357,6 +366,45 @@ def cmd_opt(args) -> int:
     elif not args.json:
         sys.stdout.write(new_text)
     return EXIT_OK
+
+
+def _verify_output(reports, arch: str) -> str | None:
+    """Like a compiler's -verify-each: every unit a pipeline changed is compiled with
+    NVRTC (cached) after each pass that changed it. Returns the first failure as a
+    diagnostic naming the pass, or None. A unit whose input does not compile is not
+    verified (a note says so); new NVRTC warnings are reported, not refused."""
+    from kltrans.gate.compile import CompileError, compile_unit
+
+    def diags(r):
+        return {(d.severity, d.message) for d in r.diagnostics}
+
+    for u, res in reports:
+        if not res.changed:
+            continue
+        try:
+            before = compile_unit(u, arch=arch)
+        except (CompileError, ValueError) as e:
+            print(f"kltrans: note: {u.path}: output not verified: {e}", file=sys.stderr)
+            return None
+        if not before.ok:
+            print(f"kltrans: note: {u.path}: the input does not compile with NVRTC, so the "
+                  f"output is not verified", file=sys.stderr)
+            continue
+        prev, prev_diags = u, diags(before)
+        for spec, snap in res.snapshots:
+            if snap is prev:
+                continue
+            r = compile_unit(snap, arch=arch)
+            if not r.ok:
+                first = r.errors[0].render() if r.errors else r.log.strip()[-2000:]
+                return (f"{u.path}: error: after pass {spec} the code no longer compiles "
+                        f"with NVRTC ({arch}):\n{first}")
+            for sev, msg in sorted(diags(r) - prev_diags):
+                if sev == "warning":
+                    print(f"{u.path}: warning: pass {spec} adds an NVRTC warning: {msg}",
+                          file=sys.stderr)
+            prev, prev_diags = snap, diags(r)
+    return None
 
 
 def cmd_passes(args) -> int:
@@ -557,6 +605,8 @@ def cmd_gate(args) -> int:
                     parts.append(f"{100 * p['roofline']:.0f}% of copy bandwidth")
                 extra = "  " + ", ".join(parts)
             print(f"  {s.stage:<8} {s.status.upper():<8} {s.seconds:7.2f} s  {s.reason}{extra}")
+            for w in s.data.get("warnings") or []:
+                print(f"{rep.kernel_file}: warning: NVRTC: {w}")
     return EXIT_OK if rep.ok else EXIT_CHECK_FAILED
 
 
@@ -826,6 +876,9 @@ def build_parser() -> argparse.ArgumentParser:
                     help="rewrite even where a precondition fails or is unknown (reported)")
     so.add_argument("--dry-run", action="store_true",
                     help="list the sites each pass would touch and why others are skipped")
+    so.add_argument("--no-verify", action="store_true",
+                    help="do not compile the result with NVRTC after each pass that changed "
+                         "it (by default code that no longer compiles is not written)")
     so.add_argument("-v", "--verbose", action="store_true", help="also report applied sites")
     so.add_argument("--json", action="store_true", help="machine-readable report")
     so.set_defaults(func=cmd_opt)

@@ -121,6 +121,8 @@ def gate(kernel_file: str, workload: str, kernel: str | None = None, backend: st
         r = compile_unit(unit, arch=target, name_expressions=[ne] if ne else [])
         res = r.resource(ne or kname)
         data = {"cached": r.cached, "compile_seconds": r.compile_seconds,
+                # NVRTC's warnings, by message (lines move with any edit)
+                "warnings": sorted({d.message for d in r.warnings}),
                 # the machine code's hash: sources that differ in text only compile to
                 # the same cubin (the file name and comments are not in it)
                 "code": hashlib.sha256(r.cubin).hexdigest()[:16] if r.cubin else None,

@@ -64,6 +64,8 @@ def gate_task(item: dict) -> dict:
             out["resources"] = s.data["resources"]
         if s.stage == "compile" and s.data.get("code"):
             out["code"] = s.data["code"]
+        if s.stage == "compile":
+            out["warnings"] = s.data.get("warnings") or []
         if s.stage == "correct" and s.data.get("correct"):
             out["checks"] = s.data["correct"].get("checks")
         if s.stage == "correct" and s.data.get("phases"):

@@ -349,6 +349,7 @@ def _gate(src: bytes, name: str, wl, kernel: str, ne, sizes, backend, opts,
     for d in r["stages"]:
         d["reason"] = d["reason"][:500]
     return {"ok": ok, "stages": r["stages"], "code": r.get("code"),
+            "warnings": r.get("warnings") or [],
             "fail": None if r["fail"] is None else [r["fail"][0], r["fail"][1][:2000]]}
 
 
@@ -669,6 +670,7 @@ def run(opts: OptimizeOptions) -> dict:
                             f"{first['fail'][0]}: {first['fail'][1]}")
     cur, cur_hash = src, content_hash(src)
     cur_code = first.get("code")  # the current kernel's machine code (its cubin's hash)
+    cur_warnings = set(first.get("warnings") or [])  # NVRTC's, by message
     seen = {cur_hash}
     tried: list[dict] = []
     evals = 0
@@ -684,7 +686,7 @@ def run(opts: OptimizeOptions) -> dict:
         """Move the search to candidate ``entry`` (``gain``: its median paired speedup
         over the current kernel; None without a GPU); ``enabler``: the step under it,
         not faster alone (``--enablers``), recorded first."""
-        nonlocal cur, cur_hash, unit, cur_code, speedup
+        nonlocal cur, cur_hash, unit, cur_code, cur_warnings, speedup
         if gain is not None:
             speedup *= gain
         entry.update(verdict="accepted", **why,
@@ -704,6 +706,7 @@ def run(opts: OptimizeOptions) -> dict:
                                 "speedup_vs_start": entry["speedup_vs_start"]})
         cur, cur_hash, unit = after.source, h, parse(after.source, opts.kernel)
         cur_code = g.get("code")
+        cur_warnings = set(g.get("warnings") or [])
         bar.step(evals, f"accepted {entry['pass']}")
 
     def move_to_best():
@@ -767,6 +770,10 @@ def run(opts: OptimizeOptions) -> dict:
             g = cg if backend == "cuda" else _gate(after.source, name, wl, kernel, ne,
                                                    sizes, backend, opts,
                                                    ("compile", "correct"))
+            added = sorted(set(cg.get("warnings") or []) - cur_warnings)
+            if added:  # a pragma NVRTC ignores, a narrowing it reports: not what was meant
+                g = {**g, "ok": False, "fail": ["compile", "adds an NVRTC warning: " +
+                                                "; ".join(added)[:1500]]}
             kept_m = None
             if not g["ok"] or backend != "cuda":
                 ck.put(f"{cur_hash}>{h}", {"gate": g})
