@@ -230,3 +230,17 @@ def test_a_walk_of_a_suite_lineage_is_marked_and_never_becomes_a_card(tmp_path):
     r = _kltrans("skills", "extract", str(out), "-o", str(tmp_path / "cards"))
     assert r.returncode == 2 and "never become skill cards" in r.stderr
     assert not (tmp_path / "cards").exists()
+
+
+def test_merge_takes_only_the_measures_named(tmp_path):
+    out = tmp_path / "r"
+    r = _kltrans("generality", MINI, "--measures", "explain", "--explain-seconds", "30",
+                 "--quiet", "--out", str(out))
+    assert r.returncode == 0, r.stderr
+    rep = str(out / "generality.json")
+    r = _kltrans("generality", MINI, "--measures", "none", "--merge", rep + ":walk")
+    assert r.returncode == 2 and "has no walk measure to merge" in r.stderr
+    r = _kltrans("generality", MINI, "--measures", "none", "--merge", rep + ":explain",
+                 "--json", "--quiet")
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["summary"]["pairs_fully_explained"] == 1

@@ -220,3 +220,36 @@ def test_a_rewritten_copy_of_a_template_version_is_gated_with_the_spec_instantia
     assert pick_kernel(wl, str(copy), u, None) == (lin.naive.kernel, lin.naive.name_expression)
     rep = gate(str(copy), lin.workload, backend="cpu", stages=("compile", "correct"))
     assert rep.ok, [(s.stage, s.status, s.reason) for s in rep.stages]
+
+
+def test_the_committed_baseline_covers_the_suite_and_the_readme_quotes_it():
+    """bench/results/generality_baseline.json (made by kltrans generality, merged from the
+    CPU and the H200 runs) has every lineage and every measure, and corpus/wild/README.md
+    quotes its H200 figures as they are there."""
+    doc = json.load(open(os.path.join(ROOT, "bench", "results", "generality_baseline.json")))
+    assert sorted(r["name"] for r in doc["lineages"]) == sorted(lin.name for lin in SUITE)
+    assert set(doc["config"]["measures"]) == {"explain", "walk", "forward", "speedup"}
+    s = doc["summary"]
+    assert s["pairs"] == sum(len(lin.versions) - 1 for lin in SUITE)
+    for k in ("pairs_fully_explained", "experts_walked_to_naive", "false_naive",
+              "forward_fraction_geomean", "expert_speedup_geomean"):
+        assert s[k] is not None, k
+    text = _src(os.path.join(WILD, "README.md"))
+    h200 = text.split("## Measured on an NVIDIA H200", 1)[1].split("\n## ", 1)[0]
+    for r in doc["lineages"]:
+        row = next(line for line in h200.splitlines() if line.startswith(f"| `{r['name']}` | "))
+        assert f"{r['speedup']['speedup']:.2f}×" in row, row
+        assert f"{r['forward']['fraction']:.3f}" in row, row
+    assert f"{s['expert_speedup_geomean']:.1f}×" in text
+    assert f"{s['forward_fraction_geomean']:.3f} of the experts' speed" in text
+
+
+def test_the_project_readme_quotes_the_baseline():
+    doc = json.load(open(os.path.join(ROOT, "bench", "results", "generality_baseline.json")))
+    s = doc["summary"]
+    text = " ".join(_src(os.path.join(ROOT, "README.md")).split())
+    assert (f"{s['pairs_fully_explained']} of {s['pairs']} steps fully explained "
+            f"({s['actions_explained']} of {s['actions']:,} edit actions)") in text
+    assert f"{s['experts_walked_to_naive']} of {s['experts']} experts walked to naive" in text
+    assert f"forward {s['forward_fraction_geomean']:.3f} of expert speed on the H200" in text
+    assert f"{len(SUITE)} lineages written in public idioms" in text

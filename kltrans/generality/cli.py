@@ -45,8 +45,8 @@ def register(sub) -> None:
                     help="take the measures this run does not make from an earlier report "
                          "(a CPU run's explain and walk with a GPU run's speedup and "
                          "forward); several may be given, each for some of the lineages, "
-                         "none two for the same lineage and measure; --measures none "
-                         "only merges")
+                         "none two for the same lineage and measure; REPORT.json:m1,m2 "
+                         "takes only those measures; --measures none only merges")
     sp.add_argument("--out", metavar="DIR", help="write NAME.json, NAME.txt and NAME.html here")
     sp.add_argument("--name", default="generality", help="file name stem for --out")
     sp.add_argument("--force", action="store_true", help="--out: replace files already there")
@@ -165,6 +165,14 @@ def _read_report(path: str) -> dict:
     return doc
 
 
+def _merge_arg(arg: str) -> tuple[str, list | None]:
+    """``REPORT.json`` or ``REPORT.json:explain,walk`` -> (path, measures or None)."""
+    path, sep, tail = arg.rpartition(":")
+    if sep and tail and all(m in MEASURES for m in tail.split(",")):
+        return path, tail.split(",")
+    return arg, None
+
+
 def _carried(paths: list, lineages, measures) -> dict:
     """measure -> results, from the reports at ``paths``, for the measures they have and
     this run does not make. Each report's lineages must be among this run's; no two may
@@ -174,15 +182,19 @@ def _carried(paths: list, lineages, measures) -> dict:
     names = {lin.name for lin in lineages}
     out: dict = {}
     seen: dict = {}
-    for path in paths:
+    for arg in paths:
+        path, only = _merge_arg(arg)
         doc = _read_report(path)
         have = [r["name"] for r in doc["lineages"]]
         extra = [n for n in have if n not in names]
         if extra:
             raise UsageError(f"{path}: its lineages are not this run's ({extra[0]!r} is "
                              f"not among {', '.join(sorted(names))})")
+        if only is not None and not set(only) <= set(doc["config"]["measures"]):
+            missing = sorted(set(only) - set(doc["config"]["measures"]))
+            raise UsageError(f"{path}: has no {missing[0]} measure to merge")
         for m in doc["config"]["measures"]:
-            if m in measures:
+            if m in measures or (only is not None and m not in only):
                 continue
             key = {"explain": "pairs"}.get(m, m)
             for r in doc["lineages"]:
@@ -229,7 +241,7 @@ def cmd_generality(args) -> int:
         if os.path.exists(args.out) and not os.path.isdir(args.out):
             raise UsageError(f"{args.out}: --out is a file; name a directory")
         for p in outs:
-            why = output_problem(p, args.merge)
+            why = output_problem(p, [_merge_arg(a)[0] for a in args.merge])
             if why:
                 raise UsageError(f"{p}: --out {why}")
         there = [p for p in outs if os.path.exists(p)]
@@ -275,14 +287,15 @@ def cmd_generality(args) -> int:
         results[m] = rs
     config = {"suite": args.suite, "backend": be,
               "measures": measures + [m for m in carried if m not in measures],
+              "measured": measures,
               "lineages": [lin.name for lin in lineages], "budget": args.budget,
               "seed": args.seed, "depth": args.depth, "explain_seconds": args.explain_seconds,
               "size_limit": args.size_limit, "max_steps": args.max_steps,
               "skills": args.skills, "wall_seconds": round(time.perf_counter() - t0, 1),
               "command": "kltrans " + " ".join(sys.argv[1:]) if sys.argv else ""}
     if args.merge:
-        config["merged"] = [{"from": p, "config": _read_report(p)["config"]}
-                            for p in args.merge]
+        config["merged"] = [{"from": a, "config": _read_report(_merge_arg(a)[0])["config"]}
+                            for a in args.merge]
     doc = assemble(lineages, results, config)
     text = render_text(doc)
     if outs:

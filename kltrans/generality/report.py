@@ -93,11 +93,18 @@ def _pct(a, b):
     return "-" if a is None or not b else f"{a}/{b} ({100.0 * a / b:.0f}%)"
 
 
+def backends(config: dict) -> str:
+    """The backend of the measures this run made and those of the reports it merged."""
+    own = [config["backend"]] if config.get("measured", config["measures"]) else []
+    merged = [m["config"].get("backend") for m in config.get("merged") or []]
+    return " + ".join(dict.fromkeys(b for b in own + merged if b))
+
+
 def render_text(doc: dict) -> str:
     s = doc["summary"]
     c = doc["config"]
     lines = [f"generality of {c['suite']}: {s['lineages']} lineages, {s['versions']} versions, "
-             f"backend {c['backend']}, measures {', '.join(c['measures'])}", ""]
+             f"backend {backends(c)}, measures {', '.join(c['measures'])}", ""]
     head = (f"{'lineage':<20} {'family':<11} {'vers':>4}  {'explained':>9} {'actions':>9}  "
             f"{'walk':<22} {'forward':<18} {'expert':>7}")
     lines += [head, "-" * len(head)]
@@ -183,4 +190,5 @@ def render_html(doc: dict) -> str:
         os.path.join(os.path.dirname(__file__), "templates")), autoescape=True,
         undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True)
     return env.get_template("report.html.j2").render(doc=doc, charts=charts,
+                                                     backends=backends(doc["config"]),
                                                      text=render_text(doc))
