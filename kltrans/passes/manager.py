@@ -11,7 +11,7 @@ the launch.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from kltrans.passes.facts import Context
@@ -146,10 +146,20 @@ def run_pass(unit: "Unit", p: "Pass", ctx: Context, only_site: int | None = None
     except EditError as e:
         return unit, _refused(report, f"rewrite refused: {e}")
     old = _dangling_unroll(unit)
-    dangling = [ln for key, ln in _dangling_unroll(new).items() if key not in old]
-    if dangling:  # NVRTC warns (#607-D) and drops the pragma: the rewrite is not what it says
-        return unit, _refused(report, f"rewrite refused: it leaves '#pragma unroll' at line "
-                                      f"{min(dangling)} before a statement that is not a loop")
+    dangling = [pr for key, pr in _dangling_unroll(new).items() if key not in old]
+    if dangling:
+        # the rewrite removed the loop an unroll pragma belonged to: the pragma goes with it
+        # (left before a statement that is not a loop, NVRTC warns #607-D and ignores it)
+        try:
+            new = apply_edits(new, [_pragma_line(new, pr) for pr in dangling])
+        except EditError as e:
+            return unit, _refused(report, f"rewrite refused: {e}")
+        note = "; ".join(f"dropped '{pr.text}' (line {pr.line}): the rewrite removed its loop"
+                         for pr in dangling)
+        for i, s in enumerate(report.sites):
+            if s.status == "applied":
+                report.sites[i] = replace(
+                    s, reason=f"{s.reason}; {note}" if s.reason else note)
     return new, report
 
 
@@ -164,13 +174,22 @@ def _refused(report: PassReport, why: str) -> PassReport:
 
 def _dangling_unroll(unit: "Unit") -> dict:
     """The unroll pragmas of ``unit`` that precede no loop: (pragma text, text of the
-    statement after it) -> line (keyed by text, as an edit moves lines)."""
+    statement after it) -> pragma (keyed by text, as an edit moves lines)."""
     out = {}
     for pr in unit.pragmas:
         if pr.name == "unroll" and pr.loop is None:
             after = unit.text(pr.target) if pr.target is not None else ""
-            out.setdefault((pr.text, after), pr.line)
+            out.setdefault((pr.text, after), pr)
     return out
+
+
+def _pragma_line(unit: "Unit", pr) -> Edit:
+    """The edit deleting pragma ``pr``: its whole line when it stands alone on it."""
+    src = unit.source
+    line_start = src.rfind(b"\n", 0, pr.start) + 1
+    if src[line_start:pr.start].strip() == b"" and src[pr.end:pr.end + 1] == b"\n":
+        return Edit.delete(line_start, pr.end + 1)
+    return Edit.delete(pr.start, pr.end)
 
 
 class SkipSite(Exception):
