@@ -14,10 +14,12 @@ import os
 import re
 import sys
 
+from kltrans.paths import MissingData, bundled, default_out, lineage_out
+
 EXIT_OK, EXIT_CHECK_FAILED, EXIT_USAGE = 0, 1, 2
 
 SKIP_DIRS = {".git", ".venv", "venv", "__pycache__", "node_modules", ".pytest_cache",
-             ".hypothesis", "build", "dist", ".whl"}
+             ".hypothesis", "build", "dist", ".whl", "kltrans-out"}
 
 
 class UsageError(Exception):
@@ -645,6 +647,7 @@ def cmd_bench_corpus(args) -> int:
     from kltrans.gate.backends import resolve_backend
     from kltrans.gate.corpus_bench import render, run, workload_dirs
 
+    args.corpus = bundled("corpus", args.corpus, "DIR (the first argument)")
     if not os.path.isdir(args.corpus):
         raise UsageError(f"{args.corpus}: not a directory")
     dirs = workload_dirs(args.corpus, args.heldout)
@@ -694,7 +697,7 @@ def cmd_lineage(args) -> int:
     if args.measure:
         from kltrans.lineage.measure import MeasureError, measure
 
-        out = args.out or os.path.join(args.workload, "lineage")
+        out = args.out or lineage_out(args.workload)
         if not os.path.isfile(os.path.join(out, "lineage.json")):
             raise UsageError(f"{out}: no lineage.json to measure (walk first, or name it with --out)")
         try:
@@ -711,7 +714,7 @@ def cmd_lineage(args) -> int:
     if args.composite:
         from kltrans.lineage.measure import MeasureError, composites, roundtrip_holds
 
-        out = args.out or os.path.join(args.workload, "lineage")
+        out = args.out or lineage_out(args.workload)
         if not os.path.isfile(os.path.join(out, "lineage.json")):
             raise UsageError(f"{out}: no lineage.json (walk first, or name it with --out)")
         try:
@@ -770,13 +773,14 @@ def cmd_skills(args) -> int:
                                 validate_card, write_cards)
     from kltrans.syntax.files import atomic_write
 
+    out = args.out or default_out("skills")
     try:
         if args.action == "extract":
             dirs = args.lineages
             if not dirs:
                 raise UsageError("skills extract needs lineage folders (e.g. corpus/*/lineage)")
-            if os.path.exists(args.out) and not os.path.isdir(args.out):
-                raise UsageError(f"{args.out}: -o is a file; name a directory for the cards")
+            if os.path.exists(out) and not os.path.isdir(out):
+                raise UsageError(f"{out}: -o is a file; name a directory for the cards")
             for d in dirs:
                 if not os.path.isfile(os.path.join(d, "lineage.json")):
                     raise UsageError(f"{d}: no lineage.json (run 'kltrans lineage' first)")
@@ -788,9 +792,13 @@ def cmd_skills(args) -> int:
                     for e in errs:
                         print(f"kltrans: error: card {cid}: {e}", file=sys.stderr)
                 return EXIT_CHECK_FAILED
-            written = write_cards(cards, args.out)
-            print(f"{len(written)} card(s) from {len(dirs)} lineage(s) written to {args.out}")
+            written = write_cards(cards, out)
+            print(f"{len(written)} card(s) from {len(dirs)} lineage(s) written to {out}")
             return EXIT_OK
+        try:
+            args.dir = bundled("skills", args.dir, "--dir")
+        except MissingData as e:
+            raise UsageError(str(e)) from None
         cards = load_cards(args.dir)
         if args.action == "list":
             for cid, (_, c) in sorted(cards.items()):
@@ -815,12 +823,16 @@ def cmd_skills(args) -> int:
             print(f"{len(cards)} card(s), {n_bad} problem(s)")
             return EXIT_OK if n_bad == 0 else EXIT_CHECK_FAILED
         if args.action == "render":  # every view made before any is written
-            views = {path[:-5] + ".md": render_card(c) for cid, (path, c) in cards.items()}
-            views[os.path.join(args.dir, "README.md")] = render_index(
+            if os.path.exists(out) and not os.path.isdir(out):
+                raise UsageError(f"{out}: -o is a file; name a directory for the views")
+            views = {os.path.join(out, os.path.basename(path)[:-5] + ".md"): render_card(c)
+                     for cid, (path, c) in cards.items()}
+            views[os.path.join(out, "README.md")] = render_index(
                 {k: c for k, (_, c) in cards.items()})
+            os.makedirs(out, exist_ok=True)
             for path, text in views.items():
                 atomic_write(path, text.encode())
-            print(f"rendered {len(cards)} card(s) in {args.dir}")
+            print(f"rendered {len(cards)} card(s) of {args.dir} in {out}")
             return EXIT_OK
     except CardError as e:
         raise UsageError(str(e)) from None
@@ -934,7 +946,8 @@ def build_parser() -> argparse.ArgumentParser:
                         description="Gate every kernel variant of every workload (correct at "
                                     "every test size and seed) and time it at the bench size "
                                     "next to the vendor reference (GPU).")
-    sc.add_argument("corpus", nargs="?", default="corpus", metavar="DIR")
+    sc.add_argument("corpus", nargs="?", default=None, metavar="DIR",
+                    help="the corpus (default: corpus/ here, else the one kltrans ships)")
     sc.add_argument("--heldout", action="store_true", help="include corpus/heldout/*")
     sc.add_argument("--only", nargs="*", metavar="NAME", help="only these workload folders")
     sc.add_argument("--backend", default="auto", choices=("cuda", "cpu", "auto"))
@@ -948,14 +961,18 @@ def build_parser() -> argparse.ArgumentParser:
 
     sl = sub.add_parser("lineage", help="walk an expert kernel back to its naive root",
                         description="From the workload's expert kernel, take gate-validated "
-                                    "simplify steps until none applies; write DIR/lineage "
-                                    "(lineage.json, states/, lineage.md). An interrupted walk "
+                                    "simplify steps until none applies; write --out "
+                                    "(lineage.json, states/, lineage.md; by default "
+                                    "kltrans-out/lineage/NAME, never the committed "
+                                    "DIR/lineage unless named). An interrupted walk "
                                     "resumes from what it wrote.")
     sl.add_argument("workload", metavar="DIR", help="workload folder (workload.yaml)")
     sl.add_argument("--expert", metavar="FILE", help="start from FILE (default: the expert variant)")
     sl.add_argument("--backend", choices=("cuda", "cpu", "auto"), default="auto")
     sl.add_argument("--max-steps", type=int, default=100, metavar="N")
-    sl.add_argument("--out", metavar="DIR", help="where to write (default: DIR/lineage)")
+    sl.add_argument("--out", metavar="DIR",
+                    help="where to write (default: kltrans-out/lineage/NAME; the committed "
+                         "DIR/lineage only when named)")
     sl.add_argument("--jobs", type=int, metavar="N",
                     help="local pool: candidates gated at once (default: one per GPU; CPU "
                          "backend: the cores)")
@@ -974,7 +991,7 @@ def build_parser() -> argparse.ArgumentParser:
                          "dropped and taken again by this version's rules")
     sl.add_argument("--measure", action="store_true",
                     help="do not walk: time every recorded step of the lineage in --out "
-                         "(default DIR/lineage) on the GPU, paired, where it has no measured "
+                         "(default kltrans-out/lineage/NAME) on the GPU, paired, where it has no measured "
                          "effect (a lineage walked on the CPU)")
     sl.add_argument("--composite", action="store_true",
                     help="do not walk: time the composite round trip of each step of the "
@@ -1006,8 +1023,11 @@ def build_parser() -> argparse.ArgumentParser:
     sk2.add_argument("action", choices=("extract", "list", "show", "validate", "render"))
     sk2.add_argument("lineages", nargs="*", metavar="ARG",
                      help="lineage folders (extract) or a card id (show)")
-    sk2.add_argument("-o", "--out", default="skills", help="where extract writes (default skills/)")
-    sk2.add_argument("--dir", default="skills", help="the card folder (default skills/)")
+    sk2.add_argument("-o", "--out", default=None,
+                     help="where extract writes the cards and render the views (default "
+                          "kltrans-out/skills; the committed skills/ only when named)")
+    sk2.add_argument("--dir", default=None,
+                     help="the card folder (default: skills/ here, else the one kltrans ships)")
     sk2.set_defaults(func=cmd_skills)
 
     from kltrans.diff.cli import register as register_diff  # argparse only (no tree-sitter)
@@ -1031,6 +1051,9 @@ def main(argv: list[str] | None = None) -> int:
         return args.func(args)
     except InputError as e:
         emit([e.diagnostic])
+        return EXIT_USAGE
+    except MissingData as e:
+        print(f"kltrans: error: {e}", file=sys.stderr)
         return EXIT_USAGE
     except UsageError as e:
         msg = str(e)

@@ -7,6 +7,8 @@ import os
 import sys
 import time
 
+from kltrans.paths import bundled
+
 MEASURES = ("explain", "walk", "forward", "speedup")
 
 
@@ -25,8 +27,9 @@ def register(sub) -> None:
                     help="comma-separated, of explain, walk, forward, speedup (default: "
                          "explain,walk,forward, and speedup on a GPU)")
     sp.add_argument("--backend", default="auto", choices=("cuda", "cpu", "auto"))
-    sp.add_argument("--skills", default="skills", metavar="DIR",
-                    help="skill library for the forward search (default: skills)")
+    sp.add_argument("--skills", default=None, metavar="DIR",
+                    help="skill library for the forward search (default: skills/ here, else "
+                         "the one kltrans ships)")
     sp.add_argument("--budget", type=int, default=30, metavar="N",
                     help="forward: gate evaluations per naive version (default 30)")
     sp.add_argument("--seed", type=int, default=0)
@@ -233,6 +236,8 @@ def cmd_generality(args) -> int:
                              f"measures: {', '.join(MEASURES)}")
         if "speedup" in measures and be != "cuda":
             raise UsageError("--measures speedup needs a GPU (the cuda backend)")
+    if "forward" in measures:
+        args.skills = bundled("skills", args.skills, "--skills")
     if "forward" in measures and not os.path.isdir(args.skills):
         raise UsageError(f"{args.skills}: no skill library there (give one with --skills)")
     outs = []

@@ -45,6 +45,7 @@ import time
 from dataclasses import dataclass, field
 
 from kltrans.lineage import store
+from kltrans.paths import lineage_out
 
 SCHEMA = 1
 # what the gate guarantees about a workload's buffers (kltrans.gate.correct allocates each
@@ -365,7 +366,7 @@ def _walk(opts: WalkOptions, ex: _LazyExecutor) -> dict:
     backend = resolve_backend(opts.backend)
     ex.backend = backend
     sizes = _sizes(wl, opts.size_limit)
-    out = opts.out or os.path.join(wl.path, "lineage")
+    out = opts.out or lineage_out(wl.path)
     # facts every gate run guarantees (each buffer its own allocation, 16-byte aligned),
     # what the workload's tolerances allow, then the caller's
     facts = list(WORKLOAD_FACTS) + tolerance_facts(wl) + list(opts.assume)

@@ -18,9 +18,11 @@ def register(sub) -> None:
                     "unless -o or --json.")
     so.add_argument("kernel", metavar="KERNEL.cu")
     so.add_argument("--workload", required=True, metavar="DIR", help="the workload folder")
-    so.add_argument("--skills", default="skills", metavar="DIR", help="skill library (default: skills)")
-    so.add_argument("--corpus", default="corpus", metavar="DIR",
-                    help="corpus for similarity and the memory strategy (default: corpus)")
+    so.add_argument("--skills", default=None, metavar="DIR",
+                    help="skill library (default: skills/ here, else the one kltrans ships)")
+    so.add_argument("--corpus", default=None, metavar="DIR",
+                    help="corpus for similarity and the memory strategy (default: corpus/ "
+                         "here, else the one kltrans ships)")
     so.add_argument("--budget", type=int, default=30, metavar="N", help="gate evaluations (default 30)")
     so.add_argument("--time-budget", type=float, default=None, metavar="S", help="seconds")
     so.add_argument("--strategy", choices=("skills", "blind", "memory"), default="skills")
@@ -100,8 +102,10 @@ def register(sub) -> None:
                     "skills), run each strategy with the same budget and seeds; report "
                     "speedups, fraction of expert and vendor speed, evaluations to 90%% and "
                     "evaluations wasted.")
-    se.add_argument("corpus", nargs="?", default="corpus", metavar="CORPUS")
-    se.add_argument("--skills", default="skills", metavar="DIR")
+    se.add_argument("corpus", nargs="?", default=None, metavar="CORPUS",
+                    help="default: corpus/ here, else the one kltrans ships")
+    se.add_argument("--skills", default=None, metavar="DIR",
+                    help="default: skills/ here, else the one kltrans ships")
     se.add_argument("--budget", type=int, default=30, metavar="N")
     se.add_argument("--strategies", nargs="+", default=["skills", "blind", "memory"],
                     choices=("skills", "blind", "memory"))
@@ -145,7 +149,8 @@ def register(sub) -> None:
     se.add_argument("--tune-last", action=argparse.BooleanOptionalAction, default=None,
                     help="the skills strategy tries the tuning cards last, each offer once "
                          "(reported as skills+...+last; default: off)")
-    se.add_argument("--out", default=None, metavar="DIR", help="raw JSON (default bench/results)")
+    se.add_argument("--out", default=None, metavar="DIR",
+                    help="raw JSON (default kltrans-out/experiment)")
     se.add_argument("--results", default=None, metavar="FILE",
                     help="write the Markdown report here (e.g. docs/RESULTS.md)")
     se.add_argument("--notes", default=None, metavar="FILE",
@@ -187,6 +192,10 @@ def cmd_optimize(args) -> int:
         where = os.path.dirname(os.path.abspath(args.checkpoint))
         if not os.path.isdir(where):
             raise UsageError(f"{args.checkpoint}: no such directory for --checkpoint")
+    from kltrans.paths import bundled
+
+    args.skills = bundled("skills", args.skills, "--skills", args.strategy == "skills")
+    args.corpus = bundled("corpus", args.corpus, "--corpus", args.strategy == "memory")
     opts = OptimizeOptions(
         args.kernel, args.workload, skills=args.skills, corpus=args.corpus, budget=args.budget,
         time_budget=args.time_budget, strategy=args.strategy, filler=args.filler,

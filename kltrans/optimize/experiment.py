@@ -18,6 +18,8 @@ import os
 import sys
 import time
 
+from kltrans.paths import bundled, default_out
+
 
 class ExperimentError(ValueError):
     pass
@@ -533,7 +535,7 @@ def run_experiment(args) -> dict:
     from kltrans.syntax.diagnostics import InputError
     from kltrans.syntax.files import atomic_write
 
-    out = args.out or os.path.join("bench", "results")
+    out = args.out or default_out("experiment")
     if getattr(args, "notes", None) and not os.path.isfile(args.notes):
         raise ExperimentError(f"{args.notes}: no such file (--notes)")  # before any run
     if getattr(args, "merge", None):
@@ -551,6 +553,8 @@ def run_experiment(args) -> dict:
         if getattr(args, flag, None) and "skills" not in args.strategies:
             raise ExperimentError(f"--{flag.replace('_', '-')} applies to the skills strategy, "
                                   "which is not run")
+    args.corpus = bundled("corpus", args.corpus, "CORPUS (the first argument)")
+    args.skills = bundled("skills", args.skills, "--skills")
     if not os.path.isdir(args.corpus):
         raise ExperimentError(f"{args.corpus}: not a directory")
     if not os.path.isdir(args.skills):
