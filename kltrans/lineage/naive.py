@@ -1,8 +1,11 @@
 """Is a kernel naive? The syntactic marks of the mechanisms a naive root does not have.
 
-A naive root (corpus/README.md, issue 5): one thread per output element or row, scalar
+A naive root (corpus/README.md): one thread per output element or row, scalar
 global loads and stores, no shared memory, no warp primitives, no unrolling, no vector
-types. ``residual_mechanisms`` lists what of that a kernel still has, each with its line;
+types. ``residual_mechanisms`` lists what of that a kernel still has, each with its line
+(the operations that mark an optimized kernel come from the kernel model, in every
+spelling ``kltrans/model/spellings.yaml`` declares: ``tile.shfl_down``, ``cg::reduce``,
+``__shfl_down_sync`` alike);
 the walk ends in ``naive`` only when no simplification applies *and* nothing is left,
 otherwise in ``stuck``, with the list. ``mechanisms_left`` adds what the compiled code
 shows (:mod:`kltrans.gate.ptx`), which no spelling hides.
@@ -12,12 +15,8 @@ from __future__ import annotations
 
 import re
 
-_CALLS = {
-    "warp primitive": re.compile(r"^__(shfl\w*|ballot_sync|any_sync|all_sync|reduce_\w+_sync|"
-                                 r"match_\w+_sync|activemask|syncwarp)$"),
-    "cache hint": re.compile(r"^__(ldg|ldcs|ldcg|ldca|ldlu|ldcv|stcs|stcg|stwt|stwb)$"),
-    "async copy": re.compile(r"^__pipeline_\w+$"),
-}
+from kltrans.model import operations
+
 _VECTOR = re.compile(r"^(u?char|u?short|u?int|u?long|u?longlong|float|double|half|bfloat16)[234]$"
                      r"|^__(half|nv_bfloat16)2$")
 
@@ -33,15 +32,12 @@ def residual_mechanisms(unit) -> list[tuple[str, int]]:
             seen.add((what, line))
             out.append((what, line))
 
+    for op in operations(unit):  # warp primitives, cache hints, async copies in any spelling
+        if op.definition.mechanism:
+            add(op.definition.mechanism, op.node)
     for node in unit.walk(unit.root):
         t = node.type
-        if t == "call_expression":
-            fn = node.child_by_field_name("function")
-            name = unit.text(fn) if fn is not None else ""
-            for what, rx in _CALLS.items():
-                if rx.match(name):
-                    add(what, node)
-        elif t in ("type_identifier", "primitive_type"):
+        if t in ("type_identifier", "primitive_type"):
             if _VECTOR.match(unit.text(node)):
                 add("vector type", node)
         elif t == "gnu_asm_expression":

@@ -143,6 +143,13 @@ class Unit:
             loc = self.node_location(node_or_offset)
         return Diagnostic(severity, message, loc, hint=hint, code=code)
 
+    def memo(self, key: str, compute):
+        """``compute(self)``, computed once per unit and kept (analyses and the kernel
+        model cache their results on the unit this way; a unit never changes)."""
+        if key not in self._cache:
+            self._cache[key] = compute(self)
+        return self._cache[key]
+
     # ------------------------------------------------------------------- tree queries
     def walk(self, node: "Node | None" = None) -> Iterator["Node"]:
         """Every node under ``node`` (default: the root), in pre-order.
