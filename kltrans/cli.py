@@ -319,7 +319,7 @@ def cmd_opt(args) -> int:
     new_text = origin_text(path, pairs).decode("utf-8") if not args.dry_run else original_text
     # like a compiler: a file with syntax errors gets its diagnostics and no output (the
     # passes skip what did not parse, but a rewrite of the rest is not what was asked for)
-    broken = any(d.severity == "error" for d in diags)
+    broken = any(d.severity == "error" for d in diags) and not args.allow_errors
     if args.json:
         out = {"file": path, "pipeline": ",".join(p.spec() for p in passes),
                "dry_run": args.dry_run,
@@ -585,6 +585,10 @@ def cmd_gate(args) -> int:
                    _sizes_arg(wl, args.sizes), None, args.timeout)
     except GateUsageError as e:
         raise UsageError(str(e)) from None
+    ref = next((s for s in rep.stages if s.data.get("kind") == "reference"), None)
+    if ref is not None:  # the workload's reference raised: an input error, not a verdict
+        raise UsageError(ref.reason.split(": ", 1)[1] if ref.reason.startswith("error: ")
+                         else ref.reason, "fix the workload's reference; the kernel was not judged")
     if args.json:
         print(json.dumps(rep.to_json(), indent=2))
     else:
@@ -666,7 +670,7 @@ def cmd_bench_corpus(args) -> int:
 
         if os.path.exists(args.out) and not os.path.isdir(args.out):
             raise UsageError(f"{args.out}: --out is a file; name a directory")
-        why = output_problem(os.path.join(args.out, "x"))
+        why = output_problem(os.path.join(args.out, "x"), parents=True)
         if why:
             raise UsageError(f"{args.out}: --out: {why}")
     from kltrans.gate.executor import ExecutorError, make_executor
@@ -888,6 +892,10 @@ def build_parser() -> argparse.ArgumentParser:
                     help="rewrite even where a precondition fails or is unknown (reported)")
     so.add_argument("--dry-run", action="store_true",
                     help="list the sites each pass would touch and why others are skipped")
+    so.add_argument("--allow-errors", action="store_true",
+                    help="rewrite a file with syntax errors anyway: the declarations that did "
+                         "not parse stay byte for byte as they are (by default nothing is "
+                         "written for such a file)")
     so.add_argument("--no-verify", action="store_true",
                     help="do not compile the result with NVRTC after each pass that changed "
                          "it (by default code that no longer compiles is not written)")

@@ -209,6 +209,20 @@ def test_opt_writes_nothing_for_a_file_with_syntax_errors(tmp_path):
         assert f.read_text() == text and not out.exists()
 
 
+def test_opt_allow_errors_rewrites_the_rest_and_leaves_the_broken_declaration(tmp_path):
+    """--allow-errors (clang-tidy's -fix-errors): the kernel that parsed is rewritten, the
+    declaration that did not is byte for byte as it was, the diagnostic still printed."""
+    f = tmp_path / "two.cu"
+    bad = "__global__ void bad(float* x) { x[0] = ; }\n"
+    f.write_text(LOOP + bad)
+    out = tmp_path / "out.cu"
+    p = run("opt", "-p", "unroll{factor=4}", str(f), "--allow-errors", "-o", str(out))
+    assert p.returncode == 0, p.stderr
+    assert f"{f}:6:" in p.stderr and "syntax error" in p.stderr
+    assert "#pragma unroll 4" in out.read_text() and out.read_text().endswith(bad)
+    assert f.read_text() == LOOP + bad
+
+
 def test_opt_site_kernel_and_repeated_option_are_checked(loop):
     """A site number below 1 or beyond every pass's sites, a --kernel the file does not
     have, and an option given twice are usage errors, not a silent no-op."""

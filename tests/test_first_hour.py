@@ -118,3 +118,48 @@ def test_the_gate_reports_nvrtc_warnings(tmp_path):
     assert r.returncode == 0, r.stderr
     assert "warning: NVRTC: this pragma must immediately precede a statement" in r.stdout
     assert 'variable "unused" was declared but never referenced' in r.stdout
+
+
+# item 7: outputs, binary input, a reference that raises
+def test_opt_o_into_a_missing_directory_is_an_error_and_makes_none(tmp_path):
+    out = tmp_path / "no" / "such" / "out.cu"
+    r = _opt(tmp_path, SCALE_NO_STDINT, "-p", "restrict-pointers", "-o", str(out))
+    assert r.returncode == 2 and f"-o no such directory {out.parent}" in r.stderr, r.stderr
+    assert not (tmp_path / "no").exists()
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/version"), reason="needs /proc")
+def test_opt_o_where_no_file_can_be_written_names_that_file(tmp_path):
+    r = _opt(tmp_path, SCALE_NO_STDINT, "-p", "restrict-pointers", "-o", "/proc/version")
+    assert r.returncode == 2 and "Traceback" not in r.stderr
+    assert "kltrans: error: /proc/version: cannot write a file in /proc" in r.stderr, r.stderr
+    assert ".kltrans-" not in r.stderr  # not the temporary file's name
+
+
+def test_binary_input_is_named_and_never_echoed(tmp_path):
+    f = tmp_path / "k.cu"
+    f.write_bytes(b"\x7fELF\x02\x01\x01\x00\x1b[2J\x00\x00garbage\n")
+    r = subprocess.run([sys.executable, "-m", "kltrans", "opt", "-p", "unroll", str(f)],
+                       capture_output=True, cwd=ROOT, timeout=300)
+    assert r.returncode == 2 and r.stdout == b""
+    assert b"a binary file, not source text (a NUL byte at offset 7)" in r.stderr
+    assert b"\x1b" not in r.stderr and b"ELF" not in r.stderr
+
+
+def test_a_reference_that_raises_is_the_workloads_error_with_its_line(tmp_path):
+    import shutil
+
+    wl = tmp_path / "scale"
+    shutil.copytree(os.path.join(ROOT, "tests", "data", "generality", "mini", "scale"), wl)
+    ref = wl / "reference.py"
+    lines = ref.read_text().splitlines()
+    at = next(i for i, t in enumerate(lines) if t.lstrip().startswith("def reference"))
+    lines.insert(at + 1, "    raise KeyError('no such input')")
+    ref.write_text("\n".join(lines) + "\n")
+    kernel = next(p for p in wl.iterdir() if p.suffix == ".cu")
+    r = subprocess.run([sys.executable, "-m", "kltrans", "gate", str(kernel), "--workload",
+                        str(wl), "--backend", "cpu", "--stages", "compile,correct"],
+                       capture_output=True, text=True, cwd=ROOT, timeout=300)
+    assert r.returncode == 2, r.stdout + r.stderr
+    assert f"{ref}:{at + 2}:1: error: the reference raised KeyError: 'no such input'" in r.stderr
+    assert "the kernel was not judged" in r.stderr and "FAIL" not in r.stdout

@@ -222,6 +222,25 @@ def run_checks(backend, kernel, wl, contract, sizes_list=None, seeds=None,
     return res
 
 
+class ReferenceFailure(Exception):
+    """The workload's reference function raised: an error of the workload (its file and
+    line named), never a verdict on the kernel."""
+
+    kind = "reference"
+
+    @classmethod
+    def of(cls, e: Exception, wl, sizes) -> "ReferenceFailure":
+        import os
+        import traceback
+
+        path = os.path.join(wl.path, wl.reference_file)
+        frames = [f for f in traceback.extract_tb(e.__traceback__)
+                  if os.path.abspath(f.filename) == os.path.abspath(path)]
+        line = frames[-1].lineno if frames else 1
+        return cls(f"{path}:{line}:1: error: the reference raised {type(e).__name__}: {e} "
+                   f"(sizes {dict(sizes)})")
+
+
 def _one_run(backend, kernel, wl, sizes, shapes, bufs, rng, grid, block, smem, ref_fn):
     inputs_raw = {}
     scalars = {}
@@ -259,7 +278,10 @@ def _one_run(backend, kernel, wl, sizes, shapes, bufs, rng, grid, block, smem, r
     ref_inputs = {n: natural(a.dtype, inputs_raw[n]) for n, a in
                   ((a.name, a) for a in wl.arguments if a.name in inputs_raw)}
     ref_inputs.update(scalars)
-    refs = ref_fn(dict(sizes), **ref_inputs)
+    try:
+        refs = ref_fn(dict(sizes), **ref_inputs)
+    except Exception as e:  # the workload's mistake, not the kernel's
+        raise ReferenceFailure.of(e, wl, sizes) from None
     errors = []
     for a in wl.buffers():
         raw = backend.download(bufs[a.name])

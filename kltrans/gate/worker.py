@@ -158,7 +158,7 @@ def main(job_text: str | None = None) -> int:
     except Exception as e:  # everything becomes data for the parent
         from kltrans.gate.backends import BackendError
 
-        kind = e.kind if isinstance(e, BackendError) else type(e).__name__
+        kind = e.kind if isinstance(e, BackendError) else getattr(e, "kind", type(e).__name__)
         # what finished before it (a passed correct stage) stays: the error is a later stage's
         out = {**partial, "ok": False, "verdict": "error", "kind": kind,
                "reason": str(e)[-3000:],

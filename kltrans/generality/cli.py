@@ -246,7 +246,7 @@ def cmd_generality(args) -> int:
         if os.path.exists(args.out) and not os.path.isdir(args.out):
             raise UsageError(f"{args.out}: --out is a file; name a directory")
         for p in outs:
-            why = output_problem(p, [_merge_arg(a)[0] for a in args.merge])
+            why = output_problem(p, [_merge_arg(a)[0] for a in args.merge], parents=True)
             if why:
                 raise UsageError(f"{p}: --out {why}")
         there = [p for p in outs if os.path.exists(p)]

@@ -15,7 +15,11 @@ def atomic_write(path: str, data: str | bytes, mode: int | None = None,
         data = data.encode("utf-8")
     directory = os.path.dirname(os.path.abspath(path)) or "."
     os.makedirs(directory, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=".kltrans-", suffix=".tmp", dir=directory)
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=".kltrans-", suffix=".tmp", dir=directory)
+    except OSError as e:  # the error names the file asked for, not the temporary one
+        raise type(e)(e.errno, f"cannot write a file in {directory} ({e.strerror})",
+                      path) from None
     try:
         with os.fdopen(fd, "wb") as f:
             f.write(data)
@@ -34,11 +38,12 @@ def atomic_write(path: str, data: str | bytes, mode: int | None = None,
         raise
 
 
-def output_problem(path: str, inputs=()) -> str | None:
+def output_problem(path: str, inputs=(), parents: bool = False) -> str | None:
     """Why ``path`` cannot take an output file, or None: it is a directory, one of the
     ``inputs`` (paths, or (path, what it is) pairs; the same file under another name too),
-    or a path below a file. A missing
-    parent directory is no problem (:func:`atomic_write` makes it)."""
+    a path below a file, or (unless ``parents``: a file in an output folder that
+    :func:`atomic_write` makes) a path in a directory that does not exist -- like a
+    compiler's ``-o``, a mistyped directory is an error, not a tree made silently."""
     a = os.path.abspath(path)
     if os.path.isdir(a):
         return "is a directory; name a file"
@@ -56,4 +61,6 @@ def output_problem(path: str, inputs=()) -> str | None:
         up = os.path.dirname(up)
     if up and not os.path.isdir(up):
         return f"{up} is a file, not a directory"
+    if not parents and not os.path.isdir(os.path.dirname(a)):
+        return f"no such directory {os.path.dirname(path) or '.'}"
     return None

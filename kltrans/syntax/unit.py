@@ -11,6 +11,7 @@ from __future__ import annotations
 import bisect
 import functools
 import os
+import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Iterator
 
@@ -269,8 +270,9 @@ class Unit:
                 msg = f"syntax error: cannot parse '{tok}'" if tok else "syntax error"
             diags.append(self.diagnostic(
                 n, "error", msg,
-                hint="kltrans will not rewrite the enclosing declaration; if this is valid "
-                     "CUDA, the grammar needs a fix (grammars/README.md lists the known ones)",
+                hint="kltrans leaves the enclosing declaration as it is (opt writes nothing "
+                     "for the file unless --allow-errors); if this is valid CUDA, the grammar "
+                     "needs a fix (grammars/README.md lists the known ones)",
                 code="parse-error"))
         return diags
 
@@ -331,6 +333,9 @@ def parse(source: str | bytes, path: str = "<string>", origin: Origin | None = N
     return Unit(source, path, origin)
 
 
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")  # echoed as U+FFFD, never to a terminal
+
+
 def read_source(path: str) -> str:
     """Read a text file as UTF-8, turning every failure into an :class:`InputError`."""
     try:
@@ -345,6 +350,10 @@ def read_source(path: str) -> str:
         raise InputError.at(path, "permission denied", code="no-access") from None
     except OSError as e:
         raise InputError.at(path, f"cannot read: {e.strerror}", code="io") from None
+    nul = data.find(b"\0")
+    if nul >= 0:  # an object file, an image: said, never echoed to the terminal
+        raise InputError.at(path, f"a binary file, not source text (a NUL byte at offset {nul})",
+                            hint="name a .cu, .cuh or .py source file", code="binary") from None
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as e:
@@ -352,8 +361,8 @@ def read_source(path: str) -> str:
         line_start = data.rfind(b"\n", 0, e.start) + 1
         col = len(data[line_start:e.start].decode("utf-8", errors="replace")) + 1
         line_end = data.find(b"\n", e.start)
-        src_line = data[line_start:line_end if line_end >= 0 else len(data)].decode(
-            "utf-8", errors="replace")
+        src_line = _CONTROL.sub("\ufffd", data[line_start:line_end if line_end >= 0 else len(data)]
+                               .decode("utf-8", errors="replace"))
         raise InputError.at(
             path, f"invalid UTF-8 byte 0x{data[e.start]:02x}", line=line, column=col,
             source_line=src_line, hint="kltrans reads sources as UTF-8; convert the file "
