@@ -188,10 +188,6 @@ def cmd_optimize(args) -> int:
                              [(p, f"the {f} file") for f, p in outs[:k]])
         if why:
             raise UsageError(f"{path}: {flag} {why}")
-    if args.checkpoint:
-        where = os.path.dirname(os.path.abspath(args.checkpoint))
-        if not os.path.isdir(where):
-            raise UsageError(f"{args.checkpoint}: no such directory for --checkpoint")
     from kltrans.paths import bundled
 
     args.skills = bundled("skills", args.skills, "--skills", args.strategy == "skills")
