@@ -6,6 +6,10 @@ Layout under ``<cache root>/cpu`` (the root is ``$KLTRANS_CACHE_DIR``, else
 ``rt/<key>/libklrt.so``
     the runtime (``runtime/kl_runtime.cpp`` + the context switch), keyed by the sha256 of
     the runtime sources, the flags and the compiler version;
+``pch/<key>/kl_cuda_runtime.h.gch``
+    the runtime header precompiled for the module flags (keyed by them, the runtime
+    sources and the compiler version), put first on a module's include path: it halves
+    the compile of a small kernel; g++ reads the header as text where it does not fit;
 ``mod/<key[:2]>/<key>.so`` and ``<key>.json``
     one kernel module and its record (ok, the error for a failed compile, the compile
     time, the module's sha256). The key is the sha256 of the translated source, the
@@ -150,6 +154,41 @@ def build_runtime() -> str:
     return final
 
 
+def build_pch(flags: tuple[str, ...]) -> str | None:
+    """A folder holding the runtime header precompiled for ``flags`` (built on first use,
+    cached), to put before the runtime folder on the include path: parsing the header is
+    about half of compiling a small kernel. None when it cannot be built, or with
+    ``KLTRANS_CPU_PCH=0``: g++ then reads the header as text, as it also does whenever the
+    precompiled one does not fit the flags -- the module is the same either way."""
+    if os.environ.get("KLTRANS_CPU_PCH") == "0":
+        return None
+    root = cache_root()
+    h = hashlib.sha256()
+    h.update(f"kltrans-cpu-pch:{KEY_SCHEME}\n{compiler_version()}\n{' '.join(flags)}\n".encode())
+    for name, data in _runtime_contents():
+        h.update(name.encode() + b"\0" + _sha(data).encode() + b"\n")
+    final = os.path.join(root, "pch", h.hexdigest())
+    if os.path.isfile(os.path.join(final, RUNTIME_HEADER + ".gch")):
+        return final
+    work = _workdir(root)
+    try:
+        shutil.copy(os.path.join(RUNTIME_DIR, RUNTIME_HEADER), work)
+        proc = subprocess.run([compiler(), *flags, "-I", RUNTIME_DIR, "-x", "c++-header",
+                               os.path.join(work, RUNTIME_HEADER), "-o",
+                               os.path.join(work, RUNTIME_HEADER + ".gch")],
+                              capture_output=True, text=True)
+        if proc.returncode != 0:
+            return None
+        os.makedirs(os.path.dirname(final), exist_ok=True)
+        try:
+            os.rename(work, final)  # atomic: a whole folder or none
+        except OSError:  # another process made it first
+            pass
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    return final if os.path.isfile(os.path.join(final, RUNTIME_HEADER + ".gch")) else None
+
+
 def _use_asm() -> bool:
     if os.environ.get("KLTRANS_CPU_UCONTEXT") == "1":
         return False
@@ -262,8 +301,10 @@ def compile_translation(t: Translation, extra_flags=()) -> Built:
                 f.write(text)
         out = os.path.join(work, "kernel.so")
         # -fdebug-prefix-map: the module's bytes do not depend on the temporary directory
-        cmd = [compiler(), *flags, f"-fdebug-prefix-map={work}=.", "-shared", "-I", RUNTIME_DIR,
-               "-I", work, src, "-o", out, "-lm"]
+        pch = build_pch(flags)
+        cmd = [compiler(), *flags, f"-fdebug-prefix-map={work}=.", "-shared",
+               *(("-I", pch) if pch else ()), "-I", RUNTIME_DIR, "-I", work, src, "-o", out,
+               "-lm"]
         proc = subprocess.run(cmd, capture_output=True, text=True, cwd=work)
         seconds = time.perf_counter() - t0
         log = proc.stderr.replace(work + os.sep, "")
