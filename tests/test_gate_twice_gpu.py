@@ -58,3 +58,39 @@ def test_gate_twice_then_in_a_new_process(tmp_path, monkeypatch, source, expr):
     r = subprocess.run(argv, capture_output=True, text=True, timeout=600,
                        env={**os.environ, "KLTRANS_CACHE_DIR": str(tmp_path / "cache")})
     assert r.returncode == 0, r.stdout + r.stderr
+
+
+B = """// kltrans: launch triple grid=ceil_div(n, 128) block=128
+__global__ void triple(const float *in, float *out, int count)
+{
+    int idx = threadIdx.x + blockIdx.x * blockDim.x;
+    if (idx < count) {
+        out[idx] = in[idx] * 3.0f;
+    }
+}
+"""
+
+
+@pytest.mark.gpu
+def test_the_first_hour_sequence_optimize_a_b_a_then_gate(tmp_path):
+    """The report's sequence, with a cache that starts empty: optimize A, optimize B,
+    optimize A again, gate B, gate A. Before the cubin symbol fallback it ended "the
+    starting kernel does not pass the gate: CUDA_ERROR_NOT_FOUND" at the third command and
+    every candidate was rejected at the correct stage (bench/results/
+    gate_twice_optimize_gpu.txt holds that run and this tree's, made by
+    bench/gate_twice_optimize_gpu.sh)."""
+    env = {**os.environ, "KLTRANS_CACHE_DIR": str(tmp_path / "cache")}
+    (tmp_path / "a.cu").write_text(CXX)
+    (tmp_path / "b.cu").write_text(B)
+    for cmd, name in (("optimize", "a"), ("optimize", "b"), ("optimize", "a"),
+                      ("gate", "b"), ("gate", "a")):
+        k = str(tmp_path / f"{name}.cu")
+        argv = ([cmd, k, "--workload", WORKLOAD, "--backend", "cuda", "--budget", "3",
+                 "-o", str(tmp_path / f"out-{name}.cu")] if cmd == "optimize" else
+                [cmd, k, "--workload", WORKLOAD, "--backend", "cuda", "--stages",
+                 "compile,correct"])
+        r = subprocess.run([sys.executable, "-m", "kltrans", *argv], capture_output=True,
+                           text=True, timeout=600, cwd=ROOT, env=env)
+        assert r.returncode == 0, (cmd, name, r.stdout + r.stderr)
+        assert "CUDA_ERROR_NOT_FOUND" not in r.stdout + r.stderr
+        assert "rejected (correct)" not in r.stderr, (cmd, name, r.stderr)
