@@ -3,7 +3,9 @@ a C++-linkage kernel (the symbol is mangled) and a template kernel (a name expre
 twice in one process and again in a new one, with a cache that starts empty.
 
 Skipped where there is no GPU; the real run is saved in bench/results/gate_twice_gpu.txt
-(the command is in that file's first line)."""
+(the command is in that file's first line), and the same tests with the gate modules from
+before the fix in bench/results/gate_twice_gpu_before_fix.txt: the optimize sequence fails
+there with CUDA_ERROR_NOT_FOUND, the gate-twice tests pass there too."""
 
 import os
 import subprocess
