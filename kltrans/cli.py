@@ -1,6 +1,6 @@
 """The ``kltrans`` command.
 
-Exit codes (CONVENTIONS.md rule 10): 0 success, 1 a check failed, 2 usage or input error.
+Exit codes: 0 success, 1 a check failed, 2 usage or input error.
 User mistakes are reported as compiler-style diagnostics, never as a traceback. Heavy
 modules (tree-sitter, libcst, cuda, openai) are imported inside the commands that need
 them, so ``kltrans --help`` stays fast.

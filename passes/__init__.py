@@ -1,6 +1,6 @@
 """The kltrans pass catalogue: one module per pass pair, authored by hand.
 
-``CATALOGUE`` is the registry table (CONVENTIONS.md rule 3): pass name -> "module:Class",
+``CATALOGUE`` is the registry table: pass name -> "module:Class",
 imported only when the pass is used. It is published through the entry point
 ``kltrans.passes`` (setup.cfg); ``kltrans new-pass`` adds lines to it.
 """

@@ -1,6 +1,6 @@
 """The correct stage: run a kernel on a backend and compare with the reference.
 
-For every test size and seed (DESIGN.md, "The gate"):
+For every test size and seed:
 
 1. fresh random inputs from the seed (never all zeros), in the workload's distributions;
 2. every buffer is allocated with guard zones before and after it (a byte pattern), and

@@ -1,4 +1,4 @@
-"""The backward walk (DESIGN.md "Lineage"): from an expert kernel, through gate-validated
+"""The backward walk: from an expert kernel, through gate-validated
 simplifications, towards its naive root.
 
 ``walk`` takes one step at a time: every applicable (simplify pass, site) is a candidate,

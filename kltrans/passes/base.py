@@ -6,7 +6,7 @@ its options::
     @dataclass(frozen=True)
     class RestrictPointers(Pass):
         \"\"\"Add ``const __restrict__`` to pointer parameters ... (docstring per
-        CONVENTIONS.md rule 8: summary, before/after, preconditions, options)\"\"\"
+        summary, before/after, preconditions, options)\"\"\"
 
         name = "restrict-pointers"
         kind = "optimize"
@@ -105,7 +105,9 @@ class Pass:
         if not isinstance(cls.anchor, Rule):
             raise PassDefinitionError(f"{where}: anchor must be a kltrans.match.Rule")
         if not (cls.__doc__ or "").strip():
-            raise PassDefinitionError(f"{where}: a pass needs a docstring (CONVENTIONS.md rule 8)")
+            raise PassDefinitionError(f"{where}: a pass needs a docstring (summary, Before::, "
+                                      f"After::, preconditions, options: "
+                                      f"docs/authoring-passes.md)")
         for p in cls.preconditions:
             if not isinstance(p, Precondition):
                 raise PassDefinitionError(f"{where}: preconditions must be Precondition objects")

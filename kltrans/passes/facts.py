@@ -1,7 +1,7 @@
 """Facts, preconditions and the context that supplies dynamic facts.
 
 A *precondition* is a named, machine-checkable predicate of a pass at a site, in one of
-five categories (DESIGN.md): ``dtype`` (data types), ``layout``, ``storage``,
+five categories: ``dtype`` (data types), ``layout``, ``storage``,
 ``pipeline`` and ``hardware``. Checking one gives a :class:`Verdict` — holds, fails or
 unknown — with a reason. Static facts come from :mod:`kltrans.analysis`; dynamic facts
 (sizes, alignment, aliasing, the architecture) come from a :class:`Context` that the CLI

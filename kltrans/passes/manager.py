@@ -5,7 +5,7 @@ rewrite the sites where all hold (or every site, with ``ctx.force``). Edits of a
 accepted sites are computed against the same unit and applied together; a site whose
 edits overlap an earlier accepted site's is reported and left for the next run (nested
 sites). A site that is not rewritten is always reported with the precondition and its
-reason (CONVENTIONS.md rule 6). Launch-contract headers are updated when a pass changes
+reason. Launch-contract headers are updated when a pass changes
 the launch.
 """
 

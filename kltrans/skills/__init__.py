@@ -1,4 +1,4 @@
-"""Skill cards (DESIGN.md "Skill card"): each accepted lineage step, reversed.
+"""Skill cards: each accepted lineage step, reversed.
 
 A step of a backward walk removed a mechanism with a simplify pass; its inverse, the
 optimize pass that gave the previous state back, is the skill. ``extract`` turns every
