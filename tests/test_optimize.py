@@ -873,7 +873,10 @@ def test_an_interrupted_experiment_stops_at_once_and_resumes_from_its_checkpoint
     cmd = [sys.executable, "-m", "kltrans", "experiment", CORPUS, "--skills", SKILLS,
            "--only", "swiglu", "--no-corpus", "--strategies", "skills", "--budget", "30",
            "--backend", "cpu", "--size-limit", "20000", "--jobs", "1", "--out", str(out), "-q"]
-    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT)
+    # SIGINT as a terminal delivers it, even where pytest itself runs in the background of
+    # a non-interactive shell (which starts it with SIGINT ignored, inherited by children)
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT,
+                         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     ck = out / "checkpoints" / "swiglu-skills-0.json"
     deadline = time.monotonic() + 240
     n = 0
