@@ -1,3 +1,4 @@
+import hashlib
 import os
 import shutil
 
@@ -23,7 +24,23 @@ def _has_gpu() -> bool:
         return False
 
 
+def _sample(config, items):
+    """Items marked ``sampled(n)``: a stable one in n (by a hash of the test id), unless
+    KLTRANS_FULL_SWEEPS=1; the rest are deselected (pytest counts them)."""
+    if os.environ.get("KLTRANS_FULL_SWEEPS") == "1":
+        return
+    keep, drop = [], []
+    for item in items:
+        m = item.get_closest_marker("sampled")
+        h = int(hashlib.sha256(item.nodeid.encode()).hexdigest(), 16)
+        (drop if m is not None and h % m.args[0] else keep).append(item)
+    if drop:
+        config.hook.pytest_deselected(items=drop)
+        items[:] = keep
+
+
 def pytest_collection_modifyitems(config, items):
+    _sample(config, items)
     if any("gpu" in item.keywords for item in items) and not _has_gpu():
         skip = pytest.mark.skip(reason="gpu: no NVIDIA GPU on this machine (the test's "
                                        "docstring says where its GPU run is saved)")

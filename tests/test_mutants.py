@@ -19,6 +19,7 @@ Mutants for which NVRTC makes the expert's own cubin are ``equivalent`` and are 
 gated (the GPU runs the expert itself: no gate can kill them).
 """
 
+import hashlib
 import json
 import os
 
@@ -41,9 +42,18 @@ def jobs():
     return corpus_jobs(CORPUS)
 
 
+def _in_sample(mutant_id: str) -> bool:
+    """CI gates a stable half of the mutants (by a hash of the id); KLTRANS_FULL_SWEEPS=1
+    all of them (the last full run: bench/results/full_sweeps.txt)."""
+    if os.environ.get("KLTRANS_FULL_SWEEPS") == "1":
+        return True
+    return int(hashlib.sha256(mutant_id.encode()).hexdigest(), 16) % 2 == 0
+
+
 @pytest.fixture(scope="module")
 def cpu_results(jobs):
-    return gate_mutants(jobs, backend="cpu", workers=2, timeout_s=TIMEOUT_S)
+    return gate_mutants([j for j in jobs if _in_sample(j[0].id)], backend="cpu", workers=2,
+                        timeout_s=TIMEOUT_S)
 
 
 def test_every_operator_produces_mutants(jobs):
@@ -110,10 +120,11 @@ def test_cpu_gate_kills_the_mutants(jobs, cpu_results):
     if os.path.exists(GPU_FILE):
         with open(GPU_FILE) as f:
             gpu = json.load(f)
-        current = {m.id: source_sha(m.source) for m, *_ in jobs}
-        stale = [k for k, r in gpu.items() if current.get(k) != r.get("sha")]
-        fresh = {k: r for k, r in gpu.items() if k not in stale}
-        print(f"\nGPU verdicts: {len(gpu)} saved, {len(fresh)} match today's mutants, "
+        current = {m.id: source_sha(m.source) for m, *_ in jobs if m.id in res}
+        stale = [k for k, r in gpu.items() if k in current and current[k] != r.get("sha")]
+        fresh = {k: r for k, r in gpu.items() if k in current and k not in stale}
+        print(f"\nGPU verdicts: {len(gpu)} saved, {len(fresh)} match the {len(current)} "
+              f"mutants gated here, "
               f"{len(stale)} stale (regenerate with bench/mutants.py --backend cuda)")
         assert len(fresh) >= len(current) // 2, (
             f"{GPU_FILE} is stale for most mutants: regenerate it on the GPU machine")
