@@ -1,6 +1,7 @@
 """The pass fixtures (tests/passes/*/): goldens, skips with reasons, round trips, and
 every output compiled with NVRTC for sm_90 (compile only: no GPU needed)."""
 
+import hashlib
 import os
 
 import pytest
@@ -63,8 +64,12 @@ def test_unroll_never_breaks_the_parse_of_a_corpus_kernel(style):
     ctx = Context(force=True)
     p = configured(get_pass("unroll"), {"factor": "full" if style == "pragma" else 4,
                                         "style": style})
+    # CI sweeps a stable half of the files (by a hash of the path); KLTRANS_FULL_SWEEPS=1 all
+    full = os.environ.get("KLTRANS_FULL_SWEEPS") == "1"
+    swept = [p for p in CORPUS_SOURCES if full or int(hashlib.sha256(
+        os.path.relpath(p, ROOT).encode()).hexdigest(), 16) % 2 == 0]
     applied, broken = 0, []
-    for path in CORPUS_SOURCES:
+    for path in swept:
         unit = parse(open(path, "rb").read(), path)
         for s in p.sites(unit, ctx):
             after, rep = run_pass(unit, p, ctx, only_site=s.index)
@@ -72,5 +77,6 @@ def test_unroll_never_breaks_the_parse_of_a_corpus_kernel(style):
             if after is not unit:
                 applied += 1
                 assert not after.has_errors, path
-    assert len(CORPUS_SOURCES) > 150 and applied > 500
+    assert len(CORPUS_SOURCES) > 150 and len(swept) > len(CORPUS_SOURCES) // 3
+    assert applied > 500 * len(swept) // len(CORPUS_SOURCES)
     assert broken == []
