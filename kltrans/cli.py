@@ -410,10 +410,13 @@ def _verify_output(reports, arch: str) -> str | None:
 
 
 def cmd_passes(args) -> int:
-    from kltrans.passes.registry import get_pass, names
+    from kltrans.passes.registry import ENGINE, get_pass, names
 
     rows = []
-    for n in names(args.kind):
+    engine = [n for n in sorted(ENGINE) if args.kind in (None, get_pass(n).kind)]
+    for n in names(args.kind if args.kind != "canonicalize" else None) + engine:
+        if args.kind is not None and get_pass(n).kind != args.kind:
+            continue
         cls = get_pass(n)
         rows.append({"name": n, "kind": cls.kind, "inverse": cls.inverse,
                      "summary": cls.summary(),
@@ -426,7 +429,8 @@ def cmd_passes(args) -> int:
     for r in rows:
         opts = ", ".join(f"{o['name']}={str(o['default']).lower() if isinstance(o['default'], bool) else o['default']}"
                          for o in r["options"])
-        print(f"{r['name']:<24} {r['kind']:<9} inverse {r['inverse']:<24} {r['summary']}")
+        inv = f"inverse {r['inverse']:<24}" if r["kind"] != "canonicalize" else f"{'(engine)':<32}"
+        print(f"{r['name']:<24} {r['kind']:<9} {inv} {r['summary']}")
         if opts:
             print(f"{'':<24} options: {opts}")
     return EXIT_OK
@@ -753,7 +757,7 @@ def cmd_lineage(args) -> int:
                        tuple(args.assume), args.probes, side_ms=args.side_ms,
                        max_backtracks=args.max_backtracks,
                        progress=not args.quiet, cluster=args.cluster,
-                       redo_from=args.redo_from)
+                       redo_from=args.redo_from, canonicalize=args.canonicalize)
     try:
         doc = walk(opts)
     except WalkError as e:
@@ -904,7 +908,7 @@ def build_parser() -> argparse.ArgumentParser:
     so.set_defaults(func=cmd_opt)
 
     sp2 = sub.add_parser("passes", help="list the registered passes")
-    sp2.add_argument("--kind", choices=("simplify", "optimize"))
+    sp2.add_argument("--kind", choices=("simplify", "optimize", "canonicalize"))
     sp2.add_argument("--json", action="store_true")
     sp2.set_defaults(func=cmd_passes)
 
@@ -1010,6 +1014,9 @@ def build_parser() -> argparse.ArgumentParser:
                          "the nearest 6 are timed first)")
     sl.add_argument("--steps", type=int, nargs="+", metavar="K",
                     help="--composite: these steps only, whatever their round trip says")
+    sl.add_argument("--canonicalize", action="store_true",
+                    help="walk from the expert's canonical form (kltrans opt -p canonicalize), "
+                         "every state brought to it, round trips up to canonical form")
     sl.add_argument("--probes", type=int, default=6, metavar="N",
                     help="probes of what fails without each step's conditions (0: none)")
     sl.add_argument("--max-backtracks", type=int, default=8, metavar="N",

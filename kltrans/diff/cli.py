@@ -39,6 +39,10 @@ def register(sub) -> None:
     sp.add_argument("--assume", action="append", default=[], metavar="FACT",
                     help="--explain: a fact the code does not state, as for 'kltrans opt'")
     sp.add_argument("--arch", metavar="sm_XX", help="--explain: target architecture")
+    sp.add_argument("--canonicalize", action="store_true",
+                    help="--explain: bring both sides to canonical form first (kltrans opt -p "
+                         "canonicalize, checked to keep the machine code); the explanation "
+                         "then holds up to canonical form")
     sp.add_argument("--json", action="store_true", help="machine-readable output "
                     "(same as --format json)")
     sp.set_defaults(func=cmd_diff)
@@ -127,12 +131,19 @@ def _explain(args, fd):
     d = changed[0]
     try:
         return explain(d.a, d.b, depth=args.depth, assume=tuple(args.assume), arch=args.arch,
-                       kernel=args.kernel, a_path=args.a, b_path=args.b)
+                       kernel=args.kernel, a_path=args.a, b_path=args.b,
+                       canonical=args.canonicalize)
     except AssumptionError as e:
         return _error(str(e))
 
 
 def _print_explanation(e, args, color: bool) -> None:
+    if e.canonical is not None:
+        c = e.canonical
+        print(f"canonical form: {c['a']} rewrite(s) on {e.a_path}, {c['b']} on {e.b_path}; "
+              f"what follows holds up to canonical form")
+        for n in c["notes"]:
+            print(f"  note: {n}")
     if e.exact and e.steps:
         how = {"forward": "passes applied to A",
                "inverse": "the inverse of passes applied to B",

@@ -81,6 +81,9 @@ class Explanation:
     assume: tuple = ()
     arch: str | None = None
     kernel: str | None = None
+    # with canonical=True: the canonicalization steps on each side ({"a": n, "b": m,
+    # "notes": [...]}); the steps then turn canonical A into canonical B
+    canonical: dict | None = None
 
     @property
     def pipeline(self) -> str:
@@ -134,6 +137,8 @@ class Explanation:
              "alternatives": [",".join(s.spec for s in alt) + "".join(
                  f" [site {s.site}]" for s in alt if s.site is not None) for alt in self.alternatives],
              "residual": None}
+        if self.canonical is not None:
+            d["canonical"] = self.canonical
         if self.residual is not None:
             r = self.residual.to_json()
             d["residual"] = {"actions": r["actions"], "hunks": r["hunks"], "stat": r["stat"]}
@@ -344,12 +349,15 @@ def _replay(a: "Unit", steps: list[Step], passes: list, ctx, run_pass) -> "Unit 
 def explain(a_src, b_src, depth: int = 2, assume: tuple = (), arch: str | None = None,
             kernel: str | None = None, passes: list[str] | None = None,
             a_path: str = "A.cu", b_path: str = "B.cu", time_limit: float | None = None,
-            variants: bool = True) -> Explanation:
+            variants: bool = True, canonical: bool = False) -> Explanation:
     """Search for a pass sequence of at most ``depth`` passes that turns A into B.
 
     ``a_src``/``b_src``: source text or :class:`~kltrans.syntax.Unit`. ``assume``, ``arch``,
     ``kernel``: as for ``kltrans opt`` (facts the code does not state). ``passes``: the
-    pass names to use (default: the whole registry).
+    pass names to use (default: the whole registry). ``canonical``: both sides are
+    canonicalized first (:mod:`kltrans.passes.canonical`, checked to keep the machine
+    code); the explanation then holds up to canonical form, and its pipeline starts with
+    ``canonicalize`` when A was not canonical.
     """
     from kltrans.passes.facts import Context
     from kltrans.passes.manager import run_pass
@@ -358,12 +366,21 @@ def explain(a_src, b_src, depth: int = 2, assume: tuple = (), arch: str | None =
     a = _as_unit(a_src, a_path)
     b = _as_unit(b_src, b_path)
     ctx = Context.from_strings(tuple(assume), arch, False, kernel)
+    canon = None
+    if canonical:
+        from kltrans.passes.canonical import canonicalize
+
+        a, a_steps, a_notes = canonicalize(a, arch=arch)
+        b, b_steps, b_notes = canonicalize(b, arch=arch)
+        canon = {"a": len(a_steps), "b": len(b_steps), "notes": a_notes + b_notes}
     deadline = t0 + time_limit if time_limit else None
     search = _Search(ctx, _pass_classes(passes), deadline)
-    common = dict(assume=tuple(assume), arch=arch, kernel=kernel, a_path=a_path, b_path=b_path)
+    common = dict(assume=tuple(assume), arch=arch, kernel=kernel, a_path=a_path, b_path=b_path,
+                  canonical=canon)
+    lead = [Step("canonicalize", None, 1, 1)] if canon and canon["a"] else []
     sa, sb = signature(a), signature(b)
     if sa == sb:
-        return Explanation(exact=True, direction="equal", steps=[], depth=0,
+        return Explanation(exact=True, direction="equal", steps=lead, depth=0,
                            seconds=time.perf_counter() - t0, **common)
     fwd = {sa: _State(a, [])}
     bwd = {sb: _State(b, [])}
@@ -403,7 +420,7 @@ def explain(a_src, b_src, depth: int = 2, assume: tuple = (), arch: str | None =
     if found:
         steps, inv_steps, direction = found[0]
         alts = [f[0] for f in found[1:6] if f[0]]
-        return Explanation(exact=True, direction=direction, steps=steps,
+        return Explanation(exact=True, direction=direction, steps=lead + steps,
                            inverse_steps=inv_steps, alternatives=alts,
                            depth=max(len(steps), len(inv_steps)), seconds=secs,
                            tried=search.tried, **common)
@@ -420,9 +437,9 @@ def explain(a_src, b_src, depth: int = 2, assume: tuple = (), arch: str | None =
                                     autojunk=False).ratio()
         if r > best_r + 1e-9:
             best, best_r = st, r
-    steps = [mv.step() for mv, _ in best.chain]
+    steps = lead + [mv.step() for mv, _ in best.chain]
     residual = diff_units(best.unit, b)
-    return Explanation(exact=False, direction="none" if not steps else "forward",
+    return Explanation(exact=False, direction="none" if len(steps) == len(lead) else "forward",
                        steps=steps, residual=residual, depth=depth,
                        seconds=time.perf_counter() - t0, tried=search.tried, **common)
 

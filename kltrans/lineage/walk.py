@@ -82,6 +82,9 @@ class WalkOptions:
     cluster: str | None = None  # --cluster: local:N or tcp://HOST:PORT (None: local pool)
     executor: object | None = None  # an open kltrans.gate.executor.Executor to use (kept open)
     redo_from: int | None = None  # --redo-from: drop steps N.. of the walk there and go on
+    # --canonicalize: the expert and every state after a step are brought to canonical form
+    # (kltrans.passes.canonical), and a round trip holds up to canonical form
+    canonicalize: bool = False
 
 
 def tolerance_facts(wl) -> list[str]:
@@ -194,8 +197,9 @@ class Candidate:
         return d
 
 
-def enumerate_candidates(unit, ctx) -> list[Candidate]:
-    """Every (simplify pass, site), rewritten where its preconditions hold."""
+def enumerate_candidates(unit, ctx, canonical: bool = False) -> list[Candidate]:
+    """Every (simplify pass, site), rewritten where its preconditions hold; with
+    ``canonical``, each rewrite is brought to canonical form (``unit`` is in it already)."""
     from kltrans.passes.manager import run_pass
 
     out = []
@@ -225,10 +229,12 @@ def enumerate_candidates(unit, ctx) -> list[Candidate]:
                 why = next((r.reason for r in rep.sites if r.index == s.index), "not applied")
                 c.stage, c.reason = "rewrite", why
                 continue
+            if canonical:
+                after = _canonical(after)
             c.after = after.source
             c.after_hash = content_hash(after.source)
             try:
-                c.roundtrip = _roundtrip(unit, after, p, s, ctx)
+                c.roundtrip = _roundtrip(unit, after, p, s, ctx, canonical)
             except Exception as e:
                 c.roundtrip = {"ok": False, "reason": f"{type(e).__name__}: {e}"}
             if not c.roundtrip["ok"]:
@@ -237,19 +243,32 @@ def enumerate_candidates(unit, ctx) -> list[Candidate]:
     return out
 
 
-def _roundtrip(before, after, p, site, ctx) -> dict:
-    """The inverse (configured for the site) on ``after`` must give ``before`` back."""
+def _canonical(unit):
+    """``unit`` in canonical form (the rules only: every walk state is gated anyway)."""
+    from kltrans.passes.canonical import canonicalize
+
+    return canonicalize(unit, check=False)[0]
+
+
+def _roundtrip(before, after, p, site, ctx, canonical: bool = False) -> dict:
+    """The inverse (configured for the site) on ``after`` must give ``before`` back (up to
+    canonical form with ``canonical``)."""
     from kltrans.match.pattern import tokens
     from kltrans.passes.manager import run_pass
+
+    def same(back) -> bool:
+        if canonical:
+            back = _canonical(back)
+        return tokens(back, back.root) == want
 
     inv = p.inverse_for(site, ctx)
     want = tokens(before, before.root)
     back, rep = run_pass(after, inv, ctx)
-    if rep.applied and tokens(back, back.root) == want:
+    if rep.applied and same(back):
         return {"ok": True, "inverse": inv.spec(), "sites": "all"}
     for s in inv.sites(after, ctx):  # the inverse may match more than the rewritten site
         back, rep = run_pass(after, inv, ctx, only_site=s.index)
-        if rep.applied and tokens(back, back.root) == want:
+        if rep.applied and same(back):
             return {"ok": True, "inverse": inv.spec(), "sites": [s.index]}
     return {"ok": False, "inverse": inv.spec(),
             "reason": f"{inv.spec()} on the simplified state does not give the previous "
@@ -356,6 +375,14 @@ def _walk(opts: WalkOptions, ex: _LazyExecutor) -> dict:
     unit = parse(src, expert_path)
     if unit.has_errors:
         raise WalkError(str(unit.parse_diagnostics()[0]))
+    canonical = None
+    if opts.canonicalize:  # the walk starts from the expert's canonical form
+        from kltrans.passes.canonical import canonicalize
+
+        unit, csteps, cnotes = canonicalize(unit, arch=opts.arch)
+        src = unit.source
+        canonical = {"steps": len(csteps), "rules": sorted({s.rule for s in csteps}),
+                     "notes": cnotes}
     if variant is not None:
         kernel, ne = variant["kernel"], variant.get("name_expression")
     else:
@@ -379,6 +406,8 @@ def _walk(opts: WalkOptions, ex: _LazyExecutor) -> dict:
               "arch": opts.arch or "sm_90", "facts": facts, "sizes": sizes, "seeds": list(wl.seeds),
               "passes": [p.spec() for p in simplify_passes()], "walk_order": walk_order(),
               "probes": opts.probes}
+    if canonical is not None:
+        config["canonicalize"] = canonical
     if os.path.isfile(os.path.join(wl.path, "history.yaml")):
         # a lineage of a generality suite (corpus/wild): walked to measure transfer only;
         # skills extract refuses it (kltrans.skills.cards.extract)
@@ -437,7 +466,7 @@ def _walk(opts: WalkOptions, ex: _LazyExecutor) -> dict:
             break
         unit = parse(cur, expert_path)
         t0 = time.perf_counter()
-        cands = enumerate_candidates(unit, ctx)
+        cands = enumerate_candidates(unit, ctx, opts.canonicalize)
         live = [c for c in cands if c.accepted or c.stage == "roundtrip"]
         _say(opts, f"step {step + 1}: {len(cands)} anchor match(es), {len(live)} applicable, "
                    f"{sum(c.accepted for c in live)} to gate")

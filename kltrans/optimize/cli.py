@@ -87,6 +87,9 @@ def register(sub) -> None:
                     help="keep every gate verdict in FILE as it is reached; run the same "
                          "command again after an interruption and the search replays them "
                          "instead of gating again")
+    so.add_argument("--canonicalize", action="store_true",
+                    help="start from the kernel's canonical form (kltrans opt -p canonicalize, "
+                         "checked to keep the machine code)")
     so.add_argument("--menu", action="store_true",
                     help="skills: print the menu the search starts from (each offer: card, "
                          "site, evidence, option values) and every card or catalogue pass "
@@ -202,7 +205,7 @@ def cmd_optimize(args) -> int:
         llm_timeout=args.llm_timeout, llm_retries=args.llm_retries, fallback=args.fallback,
         checkpoint=args.checkpoint, min_gain=args.min_gain, select=args.select,
         enablers=args.enablers, patience=args.patience, offer_tries=args.offer_tries,
-        tune_last=args.tune_last, progress=not args.quiet)
+        tune_last=args.tune_last, progress=not args.quiet, canonicalize=args.canonicalize)
     if args.menu:
         for flag, given in (("-o", args.output), ("--log", args.log),
                             ("--checkpoint", args.checkpoint)):

@@ -42,6 +42,7 @@ class OptimizeOptions:
     kernel: str
     workload: str
     skills: str = "skills"
+    canonicalize: bool = False  # start from the kernel's canonical form (kltrans.passes.canonical)
     corpus: str | None = "corpus"
     budget: int = 30
     time_budget: float | None = None
@@ -481,8 +482,8 @@ def search_context(opts: OptimizeOptions, wl, kernel: str | None):
 
 
 def _start(opts: OptimizeOptions):
-    """(workload, source, parsed unit, kernel name, name expression) of the kernel to
-    optimize, each input's error as an OptimizeError."""
+    """(workload, source, parsed unit, kernel name, name expression, canonicalization or
+    None) of the kernel to optimize, each input's error as an OptimizeError."""
     from kltrans.gate.run import GateUsageError, pick_kernel
     from kltrans.syntax import parse
     from kltrans.workload.spec import SpecError, load_workload
@@ -498,11 +499,19 @@ def _start(opts: OptimizeOptions):
     unit = parse(src, opts.kernel)
     if unit.has_errors:
         raise OptimizeError(str(unit.parse_diagnostics()[0]))
+    canonical = None
+    if opts.canonicalize:  # the search starts from the kernel's canonical form
+        from kltrans.passes.canonical import canonicalize
+
+        unit, steps, notes = canonicalize(unit, arch=opts.arch)
+        src = unit.source
+        canonical = {"steps": len(steps), "rules": sorted({s.rule for s in steps}),
+                     "notes": notes}
     try:
         kernel, ne = pick_kernel(wl, opts.kernel, unit, opts.kernel_name)
     except GateUsageError as e:  # the gate's words, in optimize's option
         raise OptimizeError(str(e).replace("with --kernel", "with --kernel-name")) from None
-    return wl, src, unit, kernel, ne
+    return wl, src, unit, kernel, ne, canonical
 
 
 def menu_report(opts: OptimizeOptions) -> dict:
@@ -515,7 +524,7 @@ def menu_report(opts: OptimizeOptions) -> dict:
     if opts.strategy != "skills":
         raise OptimizeError("--menu shows the skills strategy's menu (blind and memory have "
                             "none)")
-    wl, _src, unit, kernel, _ne = _start(opts)
+    wl, _src, unit, kernel, _ne, _canonical = _start(opts)
     facts, ctx = search_context(opts, wl, kernel)
     try:
         cards = load_library(opts.skills, [wl.name] if opts.exclude_own else ())
@@ -580,7 +589,7 @@ def run(opts: OptimizeOptions) -> dict:
     if opts.select == "best" and (opts.strategy != "skills" or opts.filler != "builtin"):
         raise OptimizeError("--select best needs the skills strategy with the builtin filler "
                             "(it reads the filler's rounds)")
-    wl, src, unit, kernel, ne = _start(opts)
+    wl, src, unit, kernel, ne, canonical = _start(opts)
     try:
         backend = resolve_backend(opts.backend)
     except ValueError as e:
@@ -641,6 +650,8 @@ def run(opts: OptimizeOptions) -> dict:
                       "tune_last": bool(opts.tune_last)},
            "library": library, "start": {"hash": content_hash(src)}, "candidates": [],
            "accepted": [], "events": [], "termination": None}
+    if canonical is not None:
+        doc["start"]["canonicalized"] = canonical
     t0 = time.perf_counter()
     ck = _Checkpoint(opts.checkpoint, {
         "kernel": content_hash(src), "workload": wl.name, "strategy": opts.strategy,

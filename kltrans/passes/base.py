@@ -40,7 +40,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from kltrans.syntax.contract import LaunchContract
     from kltrans.syntax.cuda import Function
 
-KINDS = ("simplify", "optimize")
+KINDS = ("simplify", "optimize", "canonicalize")
 _NAME = re.compile(r"^[a-z][a-z0-9]*(-[a-z0-9]+)*$")
 
 
@@ -98,8 +98,8 @@ class Pass:
         if cls.scope not in ("kernel", "device", "any"):
             raise PassDefinitionError(f"{where}: scope must be kernel, device or any")
         if cls.kind not in KINDS:
-            raise PassDefinitionError(f"{where}: kind must be 'simplify' or 'optimize', "
-                                      f"not {cls.kind!r}")
+            raise PassDefinitionError(f"{where}: kind must be 'simplify' or 'optimize' "
+                                      f"('canonicalize' is the engine's), not {cls.kind!r}")
         if not _NAME.match(cls.inverse or ""):
             raise PassDefinitionError(f"{where}: inverse must name the paired pass")
         if not isinstance(cls.anchor, Rule):

@@ -101,6 +101,9 @@ def run_pass(unit: "Unit", p: "Pass", ctx: Context, only_site: int | None = None
     site with ``ctx.force``. A forced rewrite whose pass raises -- it needed the form a
     failing precondition checks -- propagates (lineage probes record it), unless
     ``skip_unforceable``: then the site is skipped with that precondition and the error."""
+    whole = getattr(p, "run_unit", None)
+    if whole is not None:  # an engine pass that rewrites the unit as a whole (canonicalize)
+        return whole(unit, ctx, dry_run)
     report = PassReport(p.spec())
     sites = p.sites(unit, ctx)
     if only_site is not None:

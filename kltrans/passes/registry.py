@@ -15,6 +15,9 @@ import importlib
 from importlib import metadata
 
 GROUP = "kltrans.passes"
+# passes of the engine itself: found by name (``kltrans opt -p canonicalize``) but not
+# listed by :func:`names`, which is the catalogue the walk, explain and optimize search
+ENGINE = {"canonicalize": "kltrans.passes.canonical:Canonicalize"}
 
 
 class UnknownPass(KeyError):
@@ -72,7 +75,7 @@ def names(kind: str | None = None) -> list[str]:
 @functools.lru_cache(maxsize=None)
 def get_pass(name: str):
     """The pass class registered as ``name`` (imported now)."""
-    t = table()
+    t = {**table(), **ENGINE}
     if name not in t:
         raise UnknownPass(name, sorted(t))
     target = t[name]
