@@ -11,6 +11,7 @@ from kltrans.match import Match, Rule
 from kltrans.match.pattern import tokens
 from kltrans.passes import Choice, Identifier, IntRange, OneOf, Pass, Precondition, Site, option
 from kltrans.passes.manager import SkipSite
+from kltrans.passes.rewrite import fresh_name, indent_of, insert_lines_before, line_start, remove
 from kltrans.syntax import Edit
 
 MAX_MANUAL_TRIPS = 32
@@ -37,15 +38,6 @@ def _trip_count(site: Site, ctx) -> int | None:
     if loop.trip_count is not None:
         return loop.trip_count
     return loop.trip_count_known_with(dict(ctx.sizes))
-
-
-def _line_indent(unit, offset: int) -> tuple[str, bool]:
-    """(indentation of the line holding offset, whether only blanks precede offset)."""
-    src = unit.source
-    start = src.rfind(b"\n", 0, offset) + 1
-    before = src[start:offset].decode("utf-8", "replace")
-    indent = before[:len(before) - len(before.lstrip(" \t"))]
-    return indent, before.strip() == ""
 
 
 def _body_tokens(site: Site) -> int:
@@ -249,10 +241,9 @@ class Unroll(Pass):
         node = site.node
         if self.style == "pragma":
             text = "#pragma unroll" if self.factor == "full" else f"#pragma unroll {self.factor}"
-            indent, alone = _line_indent(unit, node.start_byte)
-            if alone:
-                line_start = unit.source.rfind(b"\n", 0, node.start_byte) + 1
-                return [Edit.insert(line_start, f"{indent}{text}\n")]
+            indent = indent_of(unit, node.start_byte)
+            if unit.source[line_start(unit, node.start_byte):node.start_byte].strip() == b"":
+                return [insert_lines_before(unit, node, text)]
             return [Edit.insert(node.start_byte, f"\n{indent}{text}\n{indent}")]
         loop = _loop(site)
         if loop is None or loop.init is None:  # forced past the counted-loop check
@@ -262,7 +253,7 @@ class Unroll(Pass):
         start = loop.init.value()
         if n is None or step is None or start is None:
             raise SkipSite("trip count, start or step not constant")
-        indent, _ = _line_indent(unit, node.start_byte)
+        indent = indent_of(unit, node.start_byte)
         body = loop.body
         copies = [_substitute(unit, body, loop.var, start + j * step) for j in range(n)]
         sep = "\n" + indent
@@ -396,7 +387,7 @@ class Reroll(Pass):
                     break
             elif node.type == "compound_statement" and self.style in ("any", "manual"):
                 for run, c0, step, positions in _runs(unit, node):
-                    var = self.var if self.var != "auto" else _fresh(unit, s.function)
+                    var = self.var if self.var != "auto" else fresh_name(unit, s.function.node if s.function else None)
                     m = Match(unit, run[0], {"KIND": "manual", "RUN": tuple(run), "C0": c0,
                                              "STEP": step, "POS": positions, "VAR": var})
                     out.append(Site(unit, m, s.function, len(out) + 1, self))
@@ -407,13 +398,7 @@ class Reroll(Pass):
         unit = site.unit
         b = site.match.bindings
         if b["KIND"] == "pragma":
-            p = b["PRAGMA"]
-            src = unit.source
-            line_start = src.rfind(b"\n", 0, p.start) + 1
-            end = p.end
-            if src[line_start:p.start].strip() == b"" and end < len(src) and src[end:end + 1] == b"\n":
-                return [Edit.delete(line_start, end + 1)]
-            return [Edit.delete(p.start, p.end)]
+            return [remove(unit, b["PRAGMA"].start, b["PRAGMA"].end)]
         run, c0, step, positions, var = b["RUN"], b["C0"], b["STEP"], b["POS"], b["VAR"]
         first = run[0]
         leaves = _leaves(unit, first)
@@ -447,18 +432,6 @@ class Reroll(Pass):
         arg = b["PRAGMA"].argument.strip()
         factor = int(arg) if arg.isdigit() and 2 <= int(arg) <= 64 else "full"
         return Unroll(factor=factor, style="pragma")
-
-
-def _fresh(unit, fn) -> str:
-    scope = fn.node if fn is not None else unit.root
-    used = {unit.text(n) for n in unit.walk(scope) if n.type == "identifier"}
-    for cand in ("i", "j", "k", "u", "v", "w", "ii", "jj"):
-        if cand not in used:
-            return cand
-    n = 0
-    while f"r{n}" in used:
-        n += 1
-    return f"r{n}"
 
 
 def _leaves(unit, node):

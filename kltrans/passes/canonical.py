@@ -35,6 +35,7 @@ from kltrans.match import Pattern, Rule
 from kltrans.passes.base import Pass
 from kltrans.passes.manager import PassReport, SiteReport
 from kltrans.passes.options import Choice, Domain, DomainError, option
+from kltrans.passes.rewrite import brace, indent_of, line_start
 from kltrans.syntax import Edit, EditError, apply_edits
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -150,13 +151,6 @@ def _is_standalone(node: "Node") -> bool:
     return parent.type == "for_statement" and parent.child_by_field_name("update") == node
 
 
-def _indent(unit: "Unit", offset: int) -> str:
-    src = unit.source
-    start = src.rfind(b"\n", 0, offset) + 1
-    line = src[start:offset].decode("utf-8", "replace")
-    return line[:len(line) - len(line.lstrip(" \t"))]
-
-
 def _unbraced_bodies(unit: "Unit") -> list["Node"]:
     out = []
     for kind, fld in _BODY_FIELDS.items():
@@ -176,17 +170,10 @@ def brace_bodies(unit: "Unit") -> list[tuple["Node", list[Edit], str]]:
     for body in sorted(_unbraced_bodies(unit), key=lambda b: b.start_byte):
         if any(b.start_byte <= body.start_byte and body.end_byte <= b.end_byte for b, _, _ in found):
             continue
-        prev = body.prev_sibling
-        if prev is None:
+        if body.prev_sibling is None:
             continue
-        between = unit.source[prev.end_byte:body.start_byte]
-        if b"\n" in between:
-            close = "\n" + _indent(unit, prev.end_byte) + "}"
-            edits = [Edit.insert(prev.end_byte, " {"), Edit.insert(body.end_byte, close)]
-            after = "{ ... }"
-        else:
-            edits = [Edit.insert(body.start_byte, "{ "), Edit.insert(body.end_byte, " }")]
-            after = "{ " + unit.text(body) + " }"
+        edits = brace(unit, body)
+        after = "{ " + unit.text(body) + " }" if edits[0].start == body.start_byte else "{ ... }"
         found.append((body, edits, after))
     return found
 
@@ -202,10 +189,8 @@ def split_declarations(unit: "Unit") -> list[tuple["Node", list[Edit], str]]:
         if len(ds) < 2 or any(c.type == "comment" for c in decl.children):
             continue
         head = unit.text((decl.start_byte, ds[0].start_byte))
-        sep = "\n" + _indent(unit, decl.start_byte)
-        if unit.source[decl.start_byte - len(_indent(unit, decl.start_byte)) - 1:
-                       decl.start_byte].strip() not in (b"", b"{", b";", b"}"):
-            sep = " "
+        alone = unit.source[line_start(unit, decl.start_byte):decl.start_byte].strip() == b""
+        sep = "\n" + indent_of(unit, decl.start_byte) if alone else " "
         text = sep.join(f"{head}{unit.text(d)};" for d in ds)
         out.append((decl, [Edit.replace(decl, text)], text))
     return out

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from kltrans.passes.facts import Context
+from kltrans.passes.rewrite import remove
 from kltrans.syntax import Edit, EditError, apply_edits
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -154,7 +155,7 @@ def run_pass(unit: "Unit", p: "Pass", ctx: Context, only_site: int | None = None
         # the rewrite removed the loop an unroll pragma belonged to: the pragma goes with it
         # (left before a statement that is not a loop, NVRTC warns #607-D and ignores it)
         try:
-            new = apply_edits(new, [_pragma_line(new, pr) for pr in dangling])
+            new = apply_edits(new, [remove(new, pr.start, pr.end) for pr in dangling])
         except EditError as e:
             return unit, _refused(report, f"rewrite refused: {e}")
         note = "; ".join(f"dropped '{pr.text}' (line {pr.line}): the rewrite removed its loop"
@@ -184,15 +185,6 @@ def _dangling_unroll(unit: "Unit") -> dict:
             after = unit.text(pr.target) if pr.target is not None else ""
             out.setdefault((pr.text, after), pr)
     return out
-
-
-def _pragma_line(unit: "Unit", pr) -> Edit:
-    """The edit deleting pragma ``pr``: its whole line when it stands alone on it."""
-    src = unit.source
-    line_start = src.rfind(b"\n", 0, pr.start) + 1
-    if src[line_start:pr.start].strip() == b"" and src[pr.end:pr.end + 1] == b"\n":
-        return Edit.delete(line_start, pr.end + 1)
-    return Edit.delete(pr.start, pr.end)
 
 
 class SkipSite(Exception):

@@ -1,0 +1,73 @@
+"""The engine's rewrite toolkit (kltrans.passes.rewrite): whole-line removal, lines
+inserted at a statement's indentation, braces around a body, fresh names, templates
+indented by the engine."""
+
+from __future__ import annotations
+
+from kltrans.passes.rewrite import (alone_on_line, brace, fresh_name, indent_of,
+                                    insert_lines_before, remove, remove_node, render)
+from kltrans.syntax import apply_edits, parse
+
+SRC = """__global__ void k(float* y, int n) {
+    int i = threadIdx.x;
+    #pragma unroll 4
+    for (int j = 0; j < n; j++) y[i] += 1.f;
+    if (i < n) { y[i] = 0.f; } int t = 2;
+    while (i < n)
+        i += t;
+}
+"""
+
+
+def _unit():
+    return parse(SRC, "k.cu")
+
+
+def _first(unit, kind):
+    return unit.nodes_of_type(kind)[0]
+
+
+def test_remove_takes_the_whole_line_only_when_the_node_stands_alone():
+    u = _unit()
+    pr = u.pragmas[0]
+    assert alone_on_line(u, pr.start, pr.end)
+    out = apply_edits(u, [remove(u, pr.start, pr.end)]).source.decode()
+    assert "#pragma" not in out and "    int i = threadIdx.x;\n    for" in out
+    decl = [d for d in u.nodes_of_type("declaration") if u.text(d) == "int t = 2;"][0]
+    out = apply_edits(u, [remove_node(u, decl)]).source.decode()
+    assert "if (i < n) { y[i] = 0.f; } \n" in out  # not alone: the text only
+
+
+def test_lines_are_inserted_at_the_statements_indentation():
+    u = _unit()
+    loop = _first(u, "while_statement")
+    out = apply_edits(u, [insert_lines_before(u, loop, "// two\nint z = 0;")]).source.decode()
+    assert "    // two\n    int z = 0;\n    while (i < n)" in out
+    assert indent_of(u, loop.start_byte) == "    "
+
+
+def test_brace_keeps_a_one_line_body_on_its_line_and_closes_a_long_one_below():
+    u = _unit()
+    fl = _first(u, "for_statement")
+    wl = _first(u, "while_statement")
+    edits = brace(u, fl.child_by_field_name("body")) + brace(u, wl.child_by_field_name("body"))
+    out = apply_edits(u, edits).source.decode()
+    assert "j++) { y[i] += 1.f; }" in out
+    assert "while (i < n) {\n        i += t;\n    }\n" in out
+
+
+def test_a_fresh_name_is_used_nowhere_in_its_scope():
+    u = _unit()
+    fn = _first(u, "function_definition")
+    assert fresh_name(u, fn) == "u"  # i, j, k are taken (k is the kernel's name)
+    assert fresh_name(u, fn, ("t", "acc")) == "acc"
+    assert fresh_name(u, fn, taken=("u", "v", "w", "ii", "jj")) == "r0"
+
+
+def test_a_template_is_indented_by_the_engine():
+    text = render("for (int {{ v }} = 0; {{ v }} < {{ n }}; {{ v }}++) {\n"
+                  "  acc += x[{{ v }}];\n"
+                  "}", "    ", v="q", n="len")
+    assert text == ("for (int q = 0; q < len; q++) {\n"
+                    "      acc += x[q];\n"
+                    "    }")
