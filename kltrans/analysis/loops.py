@@ -13,6 +13,8 @@ Recognized shapes::
     for (int o = 16; o > 0; o >>= 1)      (halving: step None, step_text ">>=1", 5 trips)
     int i = a; while (i < n) { ...; i += k; }
     do { ...; i += k; } while (i < n);
+    for (int i = a; i < n;) { ...; i += k; }   (the step as a statement of the body)
+    for (int s = 16; s; s /= 2)            (a bare condition: s != 0)
 
 A step that is not additive (``*=``, ``/=``, ``>>=``, ``<<=``) leaves ``step`` None and is
 recorded in ``step_text``; such loops still get a trip count when every value is constant
@@ -272,6 +274,8 @@ def _condition(unit: "Unit", cond: "Node | None", var: str | None):
     if cond.type == "condition_clause":
         cond = cond.child_by_field_name("value")
     cond = _strip_parens(cond)
+    if cond is not None and cond.type == "identifier" and (var is None or unit.text(cond) == var):
+        return unit.text(cond), "!=", None, cond  # `for (...; s; s >>= 1)`: s != 0
     if cond is None or cond.type != "binary_expression":
         return None
     op = unit.text(cond.child_by_field_name("operator"))
@@ -384,12 +388,16 @@ def _build(unit: "Unit", node: "Node") -> Loop:
         if cond_node is not None and cond_node.type == "condition_clause":
             cond_node = cond_node.child_by_field_name("value")
         c = _strip_parens(cond_node) if cond_node is not None else None
+        sides = []
         if c is not None and c.type == "binary_expression":
-            for side in ("left", "right"):
-                nm = _ident_name(unit, c.child_by_field_name(side))
-                if nm is not None and _body_updates(unit, node, body, nm)[1] > 0:
-                    var = nm
-                    break
+            sides = [c.child_by_field_name("left"), c.child_by_field_name("right")]
+        elif c is not None and c.type == "identifier":
+            sides = [c]  # while (s) { ...; s >>= 1; }
+        for side in sides:
+            nm = _ident_name(unit, side)
+            if nm is not None and _body_updates(unit, node, body, nm)[1] > 0:
+                var = nm
+                break
 
     if var is None:
         return Loop(**base, **empty, reason="no induction variable", unit=unit)
@@ -401,7 +409,7 @@ def _build(unit: "Unit", node: "Node") -> Loop:
     bound = None
     if cinfo is not None:
         _, cond_op, bound_node, _vn = cinfo
-        bound = affine_of(unit, bound_node)
+        bound = affine_of(unit, bound_node) if bound_node is not None else Affine.const(0)
 
     # the initial value: the for initializer, or the definition reaching the loop
     if init_node is None and var_node is not None:
@@ -417,8 +425,11 @@ def _build(unit: "Unit", node: "Node") -> Loop:
     # the step
     if node.type == "for_statement":
         ups = _updates(unit, update_clause, var)
-        in_body = _body_updates(unit, node, body, var)[1]
-        extra = in_body
+        in_body = _body_updates(unit, node, body, var)
+        extra = in_body[1]
+        if not ups and not _updates(unit, update_clause, None):
+            # for (...; i < n;) { ...; i += k; }: the step is a statement of the body
+            ups, extra = in_body[0], in_body[1] - len(in_body[0])
     else:
         ups, total = _body_updates(unit, node, body, var)
         extra = total - len(ups)

@@ -81,6 +81,17 @@ def test_while_and_do_loops():
     assert lp.trip_count == 1  # a do loop runs once before testing
 
 
+def test_a_step_in_the_body_of_a_for_loop_and_a_bare_condition():
+    u, lp = only_loop("for (int i = 0; i < 12;) { y[i] = 0; i += 4; }")
+    assert lp.var == "i" and lp.step == Affine.const(4) and lp.trip_count == 3
+    u, lp = only_loop("for (int i = 0; i < 12;) { i += 4; if (y[i] > 0) i++; }")
+    assert lp.step is None and lp.reason == "the body also assigns i"
+    u, lp = only_loop("for (int s = 16; s; s /= 2) { y[s] = 0; }")
+    assert lp.cond_op == "!=" and lp.bound == Affine.const(0) and lp.trip_count == 5
+    u, lp = only_loop("int s = 8;\nwhile (s) { y[s] = 0; s >>= 1; }")
+    assert lp.var == "s" and lp.step_text == ">>=1" and lp.trip_count == 4
+
+
 def test_loops_without_a_counted_shape():
     u, lp = only_loop("for (;;) { if (y[0] > 1) break; }")
     assert lp.var is None and lp.reason == "no induction variable"
