@@ -5,7 +5,12 @@ global loads and stores, no shared memory, no warp primitives, no unrolling, no 
 types. ``residual_mechanisms`` lists what of that a kernel still has, each with its line
 (the operations that mark an optimized kernel come from the kernel model, in every
 spelling ``kltrans/model/spellings.yaml`` declares: ``tile.shfl_down``, ``cg::reduce``,
-``__shfl_down_sync`` alike);
+``__shfl_down_sync`` alike), and so do the collectives it finds (:mod:`kltrans.model.collectives`):
+every reduction or scan across a warp, a block or the grid, however written — a shuffle
+loop in a lambda, ``cg::reduce``, a shared-memory tree, warp results parked in shared
+slots, a leader's atomic, a look-back — is a mark named by its scope and technique
+(``warp reduction (shuffle-xor via warpReduce)``). A thread's own accumulation loop is
+not one: naive roots have them;
 the walk ends in ``naive`` only when no simplification applies *and* nothing is left,
 otherwise in ``stuck``, with the list. ``mechanisms_left`` adds what the compiled code
 shows (:mod:`kltrans.gate.ptx`), which no spelling hides.
@@ -16,6 +21,7 @@ from __future__ import annotations
 import re
 
 from kltrans.model import operations
+from kltrans.model.collectives import collectives
 
 _VECTOR = re.compile(r"^(u?char|u?short|u?int|u?long|u?longlong|float|double|half|bfloat16)[234]$"
                      r"|^__(half|nv_bfloat16)2$")
@@ -35,6 +41,9 @@ def residual_mechanisms(unit) -> list[tuple[str, int]]:
     for op in operations(unit):  # warp primitives, cache hints, async copies in any spelling
         if op.definition.mechanism:
             add(op.definition.mechanism, op.node)
+    for c in collectives(unit):  # reductions and scans across threads, in any spelling
+        if c.scope != "thread":
+            add(c.mark, c.node)
     for node in unit.walk(unit.root):
         t = node.type
         if t in ("type_identifier", "primitive_type"):

@@ -9,8 +9,21 @@ spelling applies to every other. Results are computed once per unit (``Unit.memo
   atomics), each declared once with every spelling it has (intrinsics, legacy forms,
   cooperative-groups members and free functions under any namespace alias), and the
   cooperative groups they act on.
+- :mod:`~kltrans.model.geometry` — thread geometry: which expressions are the thread's,
+  block's, global, lane and warp indices (and the block, grid and warp extents), through
+  locals, macros, cooperative groups, ``/`` and ``%`` splits into rows and columns.
+- :mod:`~kltrans.model.loops` — loops of every form and increment, classified as grid-,
+  block- or warp-stride, halving, doubling or counted, with trip counts and the pointers
+  each iteration advances.
+- :mod:`~kltrans.model.accesses` — every global and shared load and store: the array it
+  reaches through aliases, casts, accessor structs and pointer advances, its element type,
+  its width (vector views) and its index as a polynomial.
+- :mod:`~kltrans.model.collectives` — reductions and scans across a warp, a block and the
+  grid (shuffle loops in any spelling and in helpers, ``cg::reduce``, shared-memory trees,
+  warp slots, leader atomics, Hillis–Steele, Blelloch, look-back), and synchronizations.
 
-Layering: this package imports :mod:`kltrans.syntax`, PyYAML and the standard library.
+Layering: this package imports :mod:`kltrans.syntax`, the public names of
+:mod:`kltrans.analysis`, PyYAML and the standard library.
 """
 
 from kltrans.model.ops import Group, Op, OpDef, definitions, group_of, mechanisms, operations
