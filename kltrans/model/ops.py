@@ -34,6 +34,10 @@ _GROUP_TYPES = (("thread_block_tile", "tile"), ("thread_block", "block"),
                 ("thread_group", "any"))
 
 
+# the calls that make a group (not operations of the table, but read the same way)
+_GROUP_MAKERS = ("this_thread_block", "this_grid", "coalesced_threads", "tiled_partition")
+
+
 class SpellingError(ValueError):
     """spellings.yaml is not of the documented shape."""
 
@@ -182,7 +186,7 @@ def _canonical_call(unit: "Unit", scope: str | None, name: str) -> str | None:
     names, using = _cg_scopes(unit)
     if scope is not None:
         return f"cg::{name}" if scope.lstrip(":") in names else f"{scope}::{name}"
-    if using and f"cg::{name}" in _index()[0]:
+    if using and (f"cg::{name}" in _index()[0] or name in _GROUP_MAKERS):
         return f"cg::{name}"
     return name
 

@@ -10,4 +10,6 @@ __global__ void k(const float* x, float* y) {
     v = reduce(w, v, plus<float>());  // op: reduce.warp sum
     sync(b);  // op: barrier.block
     if (w.thread_rank() == 0) y[w.meta_group_rank()] = v;  // op: index.lane index.warp
+    auto h = tiled_partition<16>(b);
+    y[h.thread_rank()] += this_grid().thread_rank();  // op: index.lane index.grid_rank
 }
