@@ -6,6 +6,8 @@ imported only when the pass is used. It is published through the entry point
 """
 
 CATALOGUE = {
+    "scalarize-vectors": "passes.vector_views:ScalarizeVectors",
+    "vectorize-views": "passes.vector_views:VectorizeViews",
     "add-launch-bounds": "passes.launch_bounds:AddLaunchBounds",
     "atomic-per-thread": "passes.block_reduce_atomic:AtomicPerThread",
     "block-reduce-atomic": "passes.block_reduce_atomic:BlockReduceAtomic",

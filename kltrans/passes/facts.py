@@ -117,6 +117,18 @@ class Context:
                 return True
         return False
 
+    def aligned(self, pointer: str, nbytes: int) -> bool:
+        """Whether the context says ``pointer`` (or every pointer: ``*``) is aligned to a
+        multiple of ``nbytes`` bytes."""
+        for f in self.assumptions:
+            if f.name == "aligned" and len(f.args) == 2 and f.args[0] in (pointer, "*"):
+                try:
+                    if int(f.args[1]) % nbytes == 0:
+                        return True
+                except ValueError:
+                    continue
+        return False
+
     def divisible(self, expr: str, k: int) -> bool:
         e = re.sub(r"\s+", "", expr)
         for f in self.assumptions:

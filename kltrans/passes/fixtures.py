@@ -12,6 +12,10 @@ top of ``CASE.cu``::
     //                                               root: input and output of the case are
     //                                               gated against it, tests/test_pass_semantics.py)
 
+A positive case may also hold refused sites, each after a comment ``// ok: PRECONDITION:
+reason`` (semgrep's ``ok:``): the site on the next code line must be skipped by that
+precondition, with the reason in its message, while the others apply.
+
 A positive case must apply at least one site; a negative case (with ``CHECK-SKIP``) must
 apply none, and its golden output must equal its input. Goldens are written by
 ``kltrans test-passes -U``, never by hand. pytest collects the same cases
@@ -36,6 +40,22 @@ _RUN = re.compile(r"^\s*//\s*RUN:\s*(.*)$", re.MULTILINE)
 _SKIP = re.compile(r"^\s*//\s*CHECK-SKIP:\s*(.*?)\s*$", re.MULTILINE)
 _RT = re.compile(r"^\s*//\s*ROUNDTRIP:\s*(.*?)\s*$", re.MULTILINE)
 _GATE = re.compile(r"^\s*//\s*GATE:\s*(\S+)\s*$", re.MULTILINE)
+_OK = re.compile(r"^\s*//\s*ok:\s*([a-z][a-z0-9\-]*)\s*:\s*(.*?)\s*$")
+
+
+def refused_lines(text: str) -> list[tuple[int, str, str]]:
+    """(line of the code the mark is for, precondition, reason) of each ``// ok:`` mark."""
+    lines = text.splitlines()
+    out = []
+    for i, line in enumerate(lines):
+        m = _OK.match(line)
+        if not m:
+            continue
+        j = i + 1
+        while j < len(lines) and (not lines[j].strip() or lines[j].strip().startswith("//")):
+            j += 1
+        out.append((j + 1, m.group(1), m.group(2)))
+    return out
 
 
 def repo_root() -> str:
@@ -235,6 +255,14 @@ def run_case(case: Case, update: bool = False) -> Outcome:
     elif not out.applied:
         out.ok = False
         out.messages.append("positive case applied no site: " + "; ".join(out.remarks))
+    else:
+        skips = [(s.line, s.precondition, s.reason) for r in res.reports for s in r.sites
+                 if s.status == "skipped"]
+        for line, pre, needle in refused_lines(src.decode("utf-8", "replace")):
+            if not any(ln == line and p == pre and needle in why for ln, p, why in skips):
+                out.ok = False
+                out.messages.append(f"line {line}: no site skipped by {pre} with {needle!r}; "
+                                    f"skips: {skips or 'none'}")
     if not out.ok:
         return out
     if update:
