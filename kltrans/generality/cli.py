@@ -55,6 +55,9 @@ def register(sub) -> None:
     sp.add_argument("--force", action="store_true", help="--out: replace files already there")
     sp.add_argument("--json", action="store_true", help="print the report as JSON")
     sp.add_argument("--quiet", action="store_true", help="no progress")
+    sp.add_argument("--canonicalize", action="store_true",
+                    help="explain, walk and optimize from canonical forms (kltrans opt -p "
+                         "canonicalize), round trips up to canonical form")
     sp.set_defaults(func=cmd_generality)
 
 
@@ -105,7 +108,8 @@ def items_for(lineages, measures, args, backend: str) -> list[dict]:
     items = []
     for lin in lineages:
         wdir = os.path.abspath(lin.workload)
-        common = {"lineage": lin.name, "workload": wdir}
+        common = {"lineage": lin.name, "workload": wdir,
+                  "canonicalize": bool(getattr(args, "canonicalize", False))}
         if "explain" in measures:
             facts = lineage_facts(wdir)
             for a, b in lin.pairs():
@@ -296,7 +300,8 @@ def cmd_generality(args) -> int:
               "lineages": [lin.name for lin in lineages], "budget": args.budget,
               "seed": args.seed, "depth": args.depth, "explain_seconds": args.explain_seconds,
               "size_limit": args.size_limit, "max_steps": args.max_steps,
-              "skills": args.skills, "wall_seconds": round(time.perf_counter() - t0, 1),
+              "skills": args.skills, "canonicalize": bool(args.canonicalize),
+              "wall_seconds": round(time.perf_counter() - t0, 1),
               "command": "kltrans " + " ".join(sys.argv[1:]) if sys.argv else ""}
     if args.merge:
         config["merged"] = [{"from": a, "config": _read_report(_merge_arg(a)[0])["config"]}

@@ -48,7 +48,8 @@ def explain_task(item: dict) -> dict:
     try:
         e = explain(ua, ub, depth=int(item.get("depth", 2)), assume=tuple(item["facts"]),
                     arch=item.get("arch"), a_path=a["path"], b_path=b["path"],
-                    time_limit=item.get("time_limit"))
+                    time_limit=item.get("time_limit"),
+                    canonical=bool(item.get("canonicalize")))
     except Exception as exc:  # a pass that raises is a finding of the report, not a crash
         out.update(explained=0, full=False, pipeline="", direction="error",
                    reason=f"{type(exc).__name__}: {exc}"[:300],
@@ -82,7 +83,7 @@ def walk_task(item: dict) -> dict:
                            backend=item["backend"], max_steps=int(item.get("max_steps", 60)),
                            out=where, jobs=1, size_limit=item.get("size_limit"),
                            restart=True, probes=0, max_backtracks=0, progress=False,
-                           arch=item.get("arch"))
+                           arch=item.get("arch"), canonicalize=bool(item.get("canonicalize")))
         try:
             doc = walk(opts)
         except WalkError as e:
@@ -120,7 +121,8 @@ def forward_task(item: dict) -> dict:
                            budget=int(item["budget"]), strategy="skills",
                            backend=item["backend"], kernel_name=naive["kernel"],
                            seed=int(item.get("seed", 0)), size_limit=item.get("size_limit"),
-                           bench_size=naive.get("bench_size"), progress=False)
+                           bench_size=naive.get("bench_size"), progress=False,
+                           canonicalize=bool(item.get("canonicalize")))
     try:
         doc = run(opts)
     except OptimizeError as e:

@@ -104,7 +104,8 @@ def render_text(doc: dict) -> str:
     s = doc["summary"]
     c = doc["config"]
     lines = [f"generality of {c['suite']}: {s['lineages']} lineages, {s['versions']} versions, "
-             f"backend {backends(c)}, measures {', '.join(c['measures'])}", ""]
+             f"backend {backends(c)}, measures {', '.join(c['measures'])}"
+             + (", from canonical forms" if c.get("canonicalize") else ""), ""]
     head = (f"{'lineage':<20} {'family':<11} {'vers':>4}  {'explained':>9} {'actions':>9}  "
             f"{'walk':<22} {'forward':<18} {'expert':>7}")
     lines += [head, "-" * len(head)]

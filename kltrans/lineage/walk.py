@@ -251,8 +251,9 @@ def _canonical(unit):
 
 
 def _roundtrip(before, after, p, site, ctx, canonical: bool = False) -> dict:
-    """The inverse (configured for the site) on ``after`` must give ``before`` back (up to
-    canonical form with ``canonical``)."""
+    """The inverse (configured for the site) on ``after`` must give ``before`` back (with
+    ``canonical``: up to canonical form, or else a state that NVRTC compiles to the cubin
+    of ``before``)."""
     from kltrans.match.pattern import tokens
     from kltrans.passes.manager import run_pass
 
@@ -263,13 +264,28 @@ def _roundtrip(before, after, p, site, ctx, canonical: bool = False) -> dict:
 
     inv = p.inverse_for(site, ctx)
     want = tokens(before, before.root)
+    backs = []
     back, rep = run_pass(after, inv, ctx)
     if rep.applied and same(back):
         return {"ok": True, "inverse": inv.spec(), "sites": "all"}
+    if rep.applied:
+        backs.append((back, "all"))
     for s in inv.sites(after, ctx):  # the inverse may match more than the rewritten site
         back, rep = run_pass(after, inv, ctx, only_site=s.index)
         if rep.applied and same(back):
             return {"ok": True, "inverse": inv.spec(), "sites": [s.index]}
+        if rep.applied:
+            backs.append((back, [s.index]))
+    if canonical and backs:
+        # up to model equivalence: the inverse spells the previous state another way that
+        # compiles to the same machine code
+        from kltrans.passes.canonical import machine_code
+
+        code, _ = machine_code(before, ctx.arch)
+        for back, sites in backs:
+            if code is not None and machine_code(_canonical(back), ctx.arch)[0] == code:
+                return {"ok": True, "inverse": inv.spec(), "sites": sites,
+                        "equal": "machine code"}
     return {"ok": False, "inverse": inv.spec(),
             "reason": f"{inv.spec()} on the simplified state does not give the previous "
                       f"state back"}
