@@ -139,3 +139,13 @@ def test_every_pass_spec_parses_back_with_every_explored_option_value():
         for q in variants:
             [back] = parse_pipeline(q.spec())
             assert back.spec() == q.spec() and back.option_values() == q.option_values(), q.spec()
+
+
+def test_the_readme_counts_the_registered_pass_pairs():
+    import os
+    import re
+
+    readme = open(os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                               "README.md"), encoding="utf-8").read()
+    [n] = re.findall(r"(\d+) pass pairs", readme)
+    assert int(n) * 2 == len(names()) and len(names("simplify")) == int(n)
