@@ -21,13 +21,20 @@ from kltrans.passes.manager import SkipSite
 from kltrans.passes.rewrite import brace, fresh_name, indent_of, line_start
 from kltrans.syntax import Edit
 
-# vector type -> (component type, width); their make_ functions are CUDA's
+# vector type -> (component type, width); each is built by its constructor (CONSTRUCTORS)
 VECTORS = {"float2": ("float", 2), "float4": ("float", 4), "int2": ("int", 2),
            "int4": ("int", 4), "uint2": ("unsigned int", 2), "uint4": ("unsigned int", 4),
            "double2": ("double", 2), "longlong2": ("long long", 2),
            "ulonglong2": ("unsigned long long", 2)}
+VECTORS.update({"__half2": ("__half", 2), "half2": ("__half", 2),
+                "__nv_bfloat162": ("__nv_bfloat16", 2)})
+CONSTRUCTORS = {v: f"make_{v}" for v in VECTORS}
+CONSTRUCTORS.update({"__half2": "__halves2half2", "half2": "__halves2half2",
+                     "__nv_bfloat162": "__halves2bfloat162"})
+_BY_CONSTRUCTOR = {c: v for v, c in CONSTRUCTORS.items() if v != "half2"}
 FIELDS = ("x", "y", "z", "w")
-_SCALAR = {"unsigned": "unsigned int", "signed": "int", "signed int": "int"}
+_SCALAR = {"unsigned": "unsigned int", "signed": "int", "signed int": "int", "half": "__half",
+           "nv_bfloat16": "__nv_bfloat16"}
 # a scalar view of a byte buffer (an extern __shared__ char array used as float*) is no
 # vector access
 _SCALARS = {"char", "unsigned char", "signed char", "short", "unsigned short", "int",
@@ -43,7 +50,8 @@ def _scalar(t: str | None) -> str:
 
 
 def _vector_of(elem: str, width: int) -> str | None:
-    return next((v for v, (c, w) in VECTORS.items() if c == _scalar(elem) and w == width), None)
+    return next((v for v, (c, w) in VECTORS.items()
+                 if c == _scalar(elem) and w == width and v != "half2"), None)
 
 
 def _cast_target(unit, node):
@@ -252,7 +260,10 @@ class ScalarizeVectors(Pass):
             if s.function is None:
                 continue
             for a in accesses(unit, s.function):
-                if (a.width and a.width > 1 and a.space in ("global", "shared")
+                # a device function's pointer parameter is in an unknown space: splitting
+                # a vector access is valid in every space
+                if (a.width and a.width > 1 and a.base is not None
+                        and a.space in ("global", "shared", "unknown")
                         and _scalar(a.view) not in _SCALARS):
                     out.append(Site(unit, Match(unit, a.node, {"ACCESS": a}), s.function,
                                     len(out) + 1, self))
@@ -267,7 +278,7 @@ class ScalarizeVectors(Pass):
         if a.mode == "read":
             if v.call:
                 elems = [f"{v.call}(&{e})" for e in elems]
-            return [Edit.replace(a.node, f"make_{v.vector}({', '.join(elems)})")]
+            return [Edit.replace(a.node, f"{CONSTRUCTORS[v.vector]}({', '.join(elems)})")]
         if v.call:
             stmt = a.node.parent
             value = a.node.child_by_field_name("arguments").named_children[1]
@@ -339,7 +350,7 @@ def _run_offsets(unit, subs):
 def _load_sites(unit, fn):
     for call in unit.nodes_of_type("call_expression", within=fn.node):
         name = unit.text(call.child_by_field_name("function"))
-        vec = name[5:] if name.startswith("make_") else ""
+        vec = _BY_CONSTRUCTOR.get(name, "")
         if vec not in VECTORS:
             continue
         args = [c for c in call.child_by_field_name("arguments").named_children if c.type != "comment"]

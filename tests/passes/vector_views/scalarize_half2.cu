@@ -1,0 +1,12 @@
+// RUN: kltrans opt -p 'scalarize-vectors' --assume 'aligned(*,16)'
+// A __half2 view of a half array is two halves, rebuilt with __halves2half2; the store
+// writes .x and .y.
+#include <cuda_fp16.h>
+__global__ void relu_pairs(const __half* in, __half* out, int pairs) {
+  int t = blockIdx.x * blockDim.x + threadIdx.x;
+  if (t < pairs) {
+    __half2 v = reinterpret_cast<const __half2*>(in)[t];
+    __half2 r = __hmax2(v, __float2half2_rn(0.f));
+    reinterpret_cast<__half2*>(out)[t] = r;
+  }
+}
