@@ -38,13 +38,13 @@ choice rule (recorded with its measurements).
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 import os
 import sys
 import time
 from dataclasses import dataclass, field
 
 from kltrans.lineage import store
+from kltrans.workload.lineage_store import content_hash
 from kltrans.paths import lineage_out
 
 SCHEMA = 1
@@ -102,8 +102,6 @@ def tolerance_facts(wl) -> list[str]:
     return ["reassoc", f"tolerance({min(rtols):g})"]
 
 
-def content_hash(src: bytes) -> str:
-    return hashlib.sha256(src).hexdigest()[:16]
 
 
 def walk_order() -> list[str]:

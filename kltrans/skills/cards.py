@@ -158,7 +158,7 @@ def _site_snippet(state_path: str, line: int, context: int = 3) -> str:
 
 def extract(lineage_dirs: list[str]) -> dict[str, dict]:
     """Cards by id from the lineages in ``lineage_dirs`` (each with lineage.json)."""
-    from kltrans.lineage import store
+    from kltrans.workload import lineage_store as store
     from kltrans.passes.pipeline import PipelineError, parse_pipeline
     from kltrans.passes.registry import UnknownPass, get_pass
 
