@@ -16,7 +16,7 @@ from kltrans.analysis.affine import affine_of, strip_parens
 from kltrans.analysis.verdict import Verdict
 from kltrans.match import Match, Rule
 from kltrans.model.accesses import accesses
-from kltrans.passes import Bool, Choice, Pass, Precondition, Site, option
+from kltrans.passes import Bool, Choice, Identifier, Pass, Precondition, Site, option
 from kltrans.passes.manager import SkipSite
 from kltrans.passes.rewrite import brace, fresh_name, indent_of, line_start
 from kltrans.syntax import Edit
@@ -86,9 +86,10 @@ class _View:
     offset: str  # the element offset of component 0 (text; "" for 0)
     vector: str
     width: int
-    form: str  # subscript | deref (how the expert spelled it)
+    form: str  # subscript | deref | element (how the expert spelled it)
     const: bool
     call: str | None = None  # a cache-hinted load or store intrinsic (__ldg, __stcs ...)
+    alias: str | None = None  # the vector pointer variable the expert read through
 
     def element(self, k: int) -> str:
         return f"{self.pointer}[{_plus(self.offset, str(k)) or '0'}]"
@@ -120,27 +121,55 @@ def _address(unit, node):
     return None, None, "", None
 
 
-def _alias_value(unit, fn, ptr):
-    """The initializer of ``ptr`` when it is a local pointer declared once with a value and
-    never assigned again in ``fn`` (an alias the components can be read around)."""
-    ptr = strip_parens(ptr)
-    if ptr.type != "identifier" or fn is None:
-        return ptr
-    name, found = unit.text(ptr), []
+def _alias_init(unit, fn, name: str, pos: int):
+    """The initializer of local pointer ``name`` as seen at byte ``pos``: the innermost
+    declaration with a value in a scope around ``pos`` and before it, when that scope never
+    assigns ``name`` again; else None."""
+    best = None
     for decl in unit.nodes_of_type("init_declarator", within=fn.node):
         target = decl.child_by_field_name("declarator")
         while target is not None and target.type == "pointer_declarator":
             target = target.child_by_field_name("declarator")
-        if target is not None and unit.text(target) == name:
-            found.append(decl.child_by_field_name("value"))
-    if len(found) != 1 or found[0] is None:
-        return ptr
+        scope = decl.parent.parent if decl.parent is not None else None
+        if (target is None or unit.text(target) != name or scope is None
+                or decl.end_byte > pos or not (scope.start_byte <= pos < scope.end_byte)):
+            continue
+        if best is None or scope.start_byte >= best[1].start_byte:
+            best = (decl, scope)
+    if best is None:
+        return None
     for kind in ("assignment_expression", "update_expression"):
-        for n in unit.nodes_of_type(kind, within=fn.node):
+        for n in unit.nodes_of_type(kind, within=best[1]):
             target = n.child_by_field_name("left") or n.child_by_field_name("argument")
             if target is not None and unit.text(strip_parens(target)) == name:
-                return ptr
-    return found[0]
+                return None
+    return best[0].child_by_field_name("value")
+
+
+def _alias_value(unit, fn, ptr):
+    """What ``ptr`` stands for: the initializer of the alias it names, else itself."""
+    ptr = strip_parens(ptr)
+    if ptr.type != "identifier" or fn is None:
+        return ptr
+    value = _alias_init(unit, fn, unit.text(ptr), ptr.start_byte)
+    return ptr if value is None else value
+
+
+def _peel(unit, inner, base: str | None):
+    """(array, element offset) of a scalar pointer ``X``, ``X + J`` or ``&X[J]`` (``X`` the
+    access's base when it is a bare name)."""
+    inner = strip_parens(inner)
+    if inner.type == "pointer_expression" and unit.text(inner.child_by_field_name("operator")) == "&":
+        sub = strip_parens(inner.child_by_field_name("argument"))
+        if sub.type == "subscript_expression":
+            j = sub.child_by_field_name("indices").named_children
+            if len(j) == 1:
+                return unit.text(sub.child_by_field_name("argument")), unit.text(j[0])
+    if inner.type == "binary_expression" and unit.text(inner.child_by_field_name("operator")) == "+":
+        return unit.text(inner.child_by_field_name("left")), unit.text(inner.child_by_field_name("right"))
+    if inner.type == "identifier" and (base is None or unit.text(inner) == base):
+        return unit.text(inner), ""
+    return None
 
 
 def _view(site: Site) -> _View | None:
@@ -150,25 +179,17 @@ def _view(site: Site) -> _View | None:
     if ptr is None or index is None or vec not in VECTORS:
         return None
     comp, width = VECTORS[vec]
-    inner, cast = _cast_target(unit, _alias_value(unit, site.function, ptr))
+    value = _alias_value(unit, site.function, ptr)
+    alias = unit.text(strip_parens(ptr)) if value is not strip_parens(ptr) else None
+    inner, cast = _cast_target(unit, value)
     const = "const" in (cast or "")
     offset = "" if index.strip() == "0" else f"{width} * {_term(index)}"
-    if inner is not None:
-        inner = strip_parens(inner)
-        if inner.type == "pointer_expression" and unit.text(inner.child_by_field_name("operator")) == "&":
-            sub = strip_parens(inner.child_by_field_name("argument"))
-            if sub.type == "subscript_expression":
-                j = sub.child_by_field_name("indices").named_children
-                if len(j) == 1:
-                    return _View(unit.text(sub.child_by_field_name("argument")),
-                                 _plus(unit.text(j[0]), offset), vec, width, form, const, call)
-        if inner.type == "binary_expression" and unit.text(inner.child_by_field_name("operator")) == "+":
-            left, right = inner.child_by_field_name("left"), inner.child_by_field_name("right")
-            return _View(unit.text(left), _plus(unit.text(right), offset), vec, width, form,
-                         const, call)
-        if inner.type == "identifier" and unit.text(inner) == a.base:
-            return _View(unit.text(inner), offset, vec, width, form, const, call)
-    # an alias or any other vector pointer: read the components through a cast back
+    peeled = _peel(unit, inner, None) if inner is not None else None
+    if peeled is not None:
+        if form == "subscript" and not offset and peeled[1] and not call:
+            form = "element"  # reinterpret_cast<V*>(&x[j])[0]
+        return _View(peeled[0], _plus(peeled[1], offset), vec, width, form, const, call, alias)
+    # any other vector pointer: read the components through a cast back
     qual = "const " if a.mode == "read" else ""
     return _View(f"reinterpret_cast<{qual}{comp}*>({unit.text(ptr)})", offset, vec, width,
                  form, const, call)
@@ -308,7 +329,8 @@ class ScalarizeVectors(Pass):
         if v is None:
             return VectorizeViews()
         load = site.match.get("ACCESS").mode == "read"
-        return VectorizeViews(form=v.form, const=v.const if load else True)
+        return VectorizeViews(form=v.form, const=v.const if load else True,
+                              via=v.alias or "none")
 
 
 # ---------------------------------------------------------------- vectorize: sites
@@ -337,12 +359,12 @@ def _run_offsets(unit, subs):
     got = [_element_access(unit, s) for s in subs]
     if any(g is None for g in got) or len({(g[0], g[2]) for g in got}) != 1:
         return None
-    first = affine_of(unit, got[0][1])
-    if first is None:
-        return None
-    for k, g in enumerate(got):
-        e = affine_of(unit, g[1])
-        if e is None or e - first != k:
+    first, text0 = affine_of(unit, got[0][1]), unit.text(got[0][1])
+    for k, g in enumerate(got[1:], 1):
+        e = affine_of(unit, g[1]) if first is not None else None
+        # consecutive as polynomials, or written E, E + 1, E + 2 ... (a thread-dependent E
+        # the polynomial reader refuses)
+        if not (e is not None and e - first == k or unit.text(g[1]) == f"{text0} + {k}"):
             return None
     return got[0][0], got[0][1], got[0][2]
 
@@ -425,19 +447,24 @@ def _declared_type(unit, fn, name: str) -> str | None:
     for decl in unit.nodes_of_type("declaration", within=fn.node):
         for d in decl.children_by_field_name("declarator"):
             target = d.child_by_field_name("declarator") if d.type == "init_declarator" else d
+            stars = ""
+            while target is not None and target.type == "pointer_declarator":
+                target, stars = target.child_by_field_name("declarator"), stars + "*"
             if target is not None and unit.text(target) == name:
-                return unit.text(decl.child_by_field_name("type"))
+                return unit.text(decl.child_by_field_name("type")) + stars
     return None
 
 
 def _element_type(unit, fn, array: str) -> str | None:
+    """The array's element type as the model resolves it (typedefs, template parameters),
+    else as its parameter declares it."""
+    for a in accesses(unit, fn):
+        if a.base == array and a.elem_type:
+            return a.elem_type
     for p in fn.params:
         if p.name == array:
             return p.type
-    for a in accesses(unit, fn):
-        if a.base == array:
-            return a.elem_type
-    return None
+    return _declared_type(unit, fn, array)
 
 
 def _component_type(site, ctx) -> Verdict:
@@ -500,7 +527,9 @@ class VectorizeViews(Pass):
     offset is a multiple of the width and the array aligned to the vector's size).
 
     Options: ``form`` (``subscript``: ``reinterpret_cast<V*>(x)[i]``; ``deref``:
-    ``*reinterpret_cast<V*>(&x[j])``), ``const`` (loads through a const view).
+    ``*reinterpret_cast<V*>(&x[j])``; ``element``: ``reinterpret_cast<V*>(&x[j])[0]``),
+    ``const`` (loads through a const view), ``via`` (a vector pointer variable of the array
+    in scope to access through, as the expert did: ``x4[i]``).
     """
 
     name = "vectorize-views"
@@ -515,8 +544,12 @@ class VectorizeViews(Pass):
                      "the array is aligned to the vector's size", _aligned),
     )
 
-    form: str = option("subscript", Choice("subscript", "deref"), "how the view is spelled")
+    form: str = option("subscript", Choice("subscript", "deref", "element"),
+                       "how the view is spelled: V(x)[i], *V(&x[j]) or V(&x[j])[0]")
     const: bool = option(True, Bool(), "loads through a const view")
+    via: str = option("none", Identifier(words=("none",)),
+                      "a vector pointer variable of the array to access through, when one "
+                      "is in scope (none: a cast of the array)")
 
     def sites(self, unit, ctx):
         out = []
@@ -528,22 +561,46 @@ class VectorizeViews(Pass):
                 out.append(Site(unit, Match(unit, node, b), s.function, len(out) + 1, self))
         return out
 
-    def _pointer(self, b, load: bool) -> tuple[str, str | None]:
+    def _pointer(self, site, load: bool) -> tuple[str, str | None]:
         """(the vector pointer, its index or None) in the option's form."""
+        b = site.match.bindings
         vec, width = b["VEC"], VECTORS[b["VEC"]][1]
         qual = "const " if load and self.const else ""
         off = b["OFFSET"].strip()
+        start, ptr = "", f"reinterpret_cast<{qual}{vec}*>({b['ARRAY']})"
+        via = self._via(site)
+        if via is not None:
+            start, ptr = via
+        rest = off if not start else off[len(start) + 3:] if off.startswith(start + " + ") else None
         head = f"{width} * "
-        if self.form == "subscript" and (off == "0" or off.startswith(head)
-                                         and "+" not in off[len(head):]):
-            index = "0" if off == "0" else off[len(head):].strip()
+        if rest is not None and (self.form == "subscript" or via is not None) and (
+                rest in ("", "0") or rest.startswith(head) and "+" not in rest[len(head):]):
+            index = "0" if rest in ("", "0") else rest[len(head):].strip()
             if index.startswith("(") and index.endswith(")"):
                 index = index[1:-1]
-            return f"reinterpret_cast<{qual}{vec}*>({b['ARRAY']})", index
+            return ptr, index
+        if self.form == "element" and not b["CALL"]:
+            return f"reinterpret_cast<{qual}{vec}*>(&{b['ARRAY']}[{off}])", "0"
         return f"reinterpret_cast<{qual}{vec}*>(&{b['ARRAY']}[{off}])", None
 
-    def _access(self, b, load: bool) -> str:
-        ptr, index = self._pointer(b, load)
+    def _via(self, site) -> tuple[str, str] | None:
+        """(element offset where the ``via`` pointer starts, its name) when it is a view of
+        the site's array declared once and never reassigned in the function."""
+        if self.via == "none":
+            return None
+        unit, b = site.unit, site.match.bindings
+        value = _alias_init(unit, site.function, self.via, site.node.start_byte)
+        if value is None:
+            return None
+        inner, cast = _cast_target(unit, value)
+        peeled = _peel(unit, inner, None) if inner is not None else None
+        if peeled is None or peeled[0] != b["ARRAY"] or b["VEC"] not in (cast or ""):
+            return None
+        return peeled[1], self.via
+
+    def _access(self, site, load: bool) -> str:
+        b = site.match.bindings
+        ptr, index = self._pointer(site, load)
         if b["CALL"]:
             return f"{ptr} + {index}" if index is not None else ptr
         return f"{ptr}[{index}]" if index is not None else f"*{ptr}"
@@ -551,10 +608,10 @@ class VectorizeViews(Pass):
     def rewrite(self, site, ctx):
         b = site.match.bindings
         if b["KIND"] == "load":
-            text = self._access(b, True)
+            text = self._access(site, True)
             return [Edit.replace(site.node, f"{b['CALL']}({text})" if b["CALL"] else text)]
         run = b["RUN"]
-        text = self._access(b, False)
+        text = self._access(site, False)
         stmt = (f"{b['CALL']}({text}, {b['VALUE']});" if b["CALL"]
                 else f"{text} = {b['VALUE']};")
         return [Edit(run[0].start_byte, run[-1].end_byte, stmt)]
