@@ -27,15 +27,9 @@ from kltrans.passes import Bool, Choice, Domain, Identifier, Pass, Precondition,
 from kltrans.syntax import Edit
 from kltrans.syntax.cuda import pragmas_for
 from kltrans.analysis.affine import strip_parens as _strip
-from passes.grid_stride import (
-    declared_names,
-    fresh,
-    indent_step,
-    inside,
-    line_indent,
-    norm,
-    statements,
-)
+from kltrans.passes.rewrite import (
+    declared_names, fresh_numbered as fresh, indent_of as line_indent, indent_step, inside, norm,
+    statements)
 
 # ======================================================================== shared bits
 #: atomic function -> reduction operator

@@ -12,28 +12,11 @@ from kltrans.match import Rule
 from kltrans.passes import Choice, Identifier, Pass, Precondition, option
 from kltrans.syntax import Edit
 from kltrans.analysis.affine import strip_parens as _strip
-from passes.grid_stride import (
-    GUARD,
-    GUARD_PRECONDITIONS,
-    builtin,
-    call_parts,
-    contract_of,
-    declared_names,
-    fresh,
-    guarded,
-    header_expr,
-    index_decl,
-    indent_step,
-    inside,
-    int_text,
-    line_indent,
-    norm,
-    rename,
-    shift,
-    statements,
-    unshift,
-    used_names,
-)
+from passes.grid_stride import GUARD, GUARD_PRECONDITIONS, builtin, guarded, index_decl
+from kltrans.passes.rewrite import (
+    call_parts, contract_of, declared_names, fresh_numbered as fresh, header_expr,
+    indent_of as line_indent, indent_step, inside, int_text, norm, rename, shift, statements,
+    unshift, used_names)
 
 FACTORS = (2, 4, 8)
 COUNTERS = ("c", "k", "u", "v", "w", "cc")

@@ -22,7 +22,7 @@ from kltrans.passes.base import Site
 from kltrans.syntax import Edit, parse
 from kltrans.syntax.cuda import enclosing_function
 from kltrans.analysis.affine import strip_parens as _strip
-from passes.grid_stride import line_indent, norm
+from kltrans.passes.rewrite import indent_of as line_indent, norm
 
 #: the guard of the asynchronous branch: sm_80 device code, never the CPU emulator
 GUARD = ("defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800 && "

@@ -20,7 +20,8 @@ from kltrans.match.pattern import tokens
 from kltrans.passes import Choice, Identifier, Pass, Precondition, option
 from kltrans.syntax import Edit, parse
 from kltrans.analysis.affine import strip_parens as _strip
-from passes.grid_stride import fresh, line_indent, norm, statements
+from kltrans.passes.rewrite import (
+    fresh_numbered as fresh, indent_of as line_indent, norm, statements)
 
 #: static shared memory a block may declare without the dynamic opt-in (every arch)
 STATIC_SMEM_LIMIT = 48 * 1024

@@ -15,7 +15,6 @@ add their own; ``coarsen.py`` and ``vectorize_access.py`` import them from here.
 
 from __future__ import annotations
 
-import ast
 import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -29,6 +28,9 @@ from kltrans.match import Rule
 from kltrans.match.predicates import pure
 from kltrans.passes import Bool, Choice, Identifier, IntRange, OneOf, Pass, Precondition, option
 from kltrans.syntax import Edit
+from kltrans.passes.rewrite import (
+    call_parts, contract_of, declarator_ident as _declarator_ident, declared_names,
+    header_expr, indent_of as line_indent, inside, int_text, norm, statements)
 
 if TYPE_CHECKING:  # pragma: no cover
     from tree_sitter import Node
@@ -46,10 +48,6 @@ _LOOPS = ("for_statement", "while_statement", "do_statement", "for_range_loop")
 GUARD = Rule(any=(Rule(pattern="if ($I < $N) $BODY;"),
                   Rule(pattern="if ($I >= $N) return;")),
              inside_kernel=True, constraints={"I": {"kind": "identifier"}})
-
-
-def norm(text: str) -> str:
-    return " ".join(text.split())
 
 
 @dataclass(frozen=True)
@@ -82,42 +80,6 @@ class IndexDecl:
     value: "Node"
     type_text: str  # T (the declaration's type, const dropped)
     const: "Node | None"  # the leading const qualifier, when there is one
-
-
-def declared_names(unit, node) -> list[tuple[str, "Node"]]:
-    """(name, identifier) of every variable declared under ``node`` (parameters too)."""
-    out = []
-    for n in unit.walk(node):
-        if n.type not in ("declaration", "parameter_declaration"):
-            continue
-        for d in n.children_by_field_name("declarator"):
-            ident = _declarator_ident(d)
-            if ident is not None:
-                out.append((unit.text(ident), ident))
-    return out
-
-
-def _declarator_ident(d):
-    while d is not None and d.type != "identifier":
-        if d.type in ("init_declarator", "pointer_declarator", "array_declarator",
-                      "reference_declarator", "parenthesized_declarator"):
-            nxt = d.child_by_field_name("declarator")
-            if nxt is None:
-                named = [c for c in d.named_children if c.type != "type_qualifier"]
-                nxt = named[0] if named else None
-            d = nxt
-        else:
-            return None
-    return d
-
-
-def statements(block) -> list:
-    """The statements of a compound statement (comments left out)."""
-    if block is None:
-        return []
-    if block.type != "compound_statement":
-        return [block]
-    return [c for c in block.named_children if c.type != "comment"]
 
 
 def index_decl(unit, fn, name: str) -> "IndexDecl | str":
@@ -156,11 +118,6 @@ def index_decl(unit, fn, name: str) -> "IndexDecl | str":
     return IndexDecl(s, value, norm(unit.text(ty)), const)
 
 
-def inside(node, container) -> bool:
-    return container is not None and container.start_byte <= node.start_byte and \
-        node.end_byte <= container.end_byte
-
-
 def builtin(unit, node) -> str | None:
     """``threadIdx.x`` for a field expression naming a CUDA builtin, else None."""
     if node.type != "field_expression":
@@ -170,114 +127,7 @@ def builtin(unit, node) -> str | None:
     return text if m else None
 
 
-def line_indent(unit, offset: int) -> str:
-    src = unit.source
-    start = src.rfind(b"\n", 0, offset) + 1
-    line = src[start:offset].decode("utf-8", "replace")
-    return line[:len(line) - len(line.lstrip(" \t"))]
-
-
-def indent_step(unit, stmt) -> str:
-    """One level of indentation: the indentation of a top-level statement of the kernel."""
-    ind = line_indent(unit, stmt.start_byte)
-    return ind if ind else "  "
-
-
-def shift(text: str, by: str) -> str:
-    """``text`` with every line after the first indented by ``by`` more."""
-    lines = text.split("\n")
-    return "\n".join([lines[0]] + [(by + ln) if ln.strip() else ln for ln in lines[1:]])
-
-
-def unshift(text: str, by: str) -> str:
-    """The inverse of :func:`shift` (lines that do not start with ``by`` are kept)."""
-    lines = text.split("\n")
-    return "\n".join([lines[0]] + [ln[len(by):] if ln.startswith(by) else ln for ln in lines[1:]])
-
-
-def splice(unit, node, replacements: list[tuple[int, int, str]]) -> str:
-    """The text of ``node`` with byte ranges replaced."""
-    out, pos = [], node.start_byte
-    for s, e, t in sorted(replacements):
-        out.append(unit.source[pos:s].decode("utf-8"))
-        out.append(t)
-        pos = e
-    out.append(unit.source[pos:node.end_byte].decode("utf-8"))
-    return "".join(out)
-
-
-def rename(unit, node, old: str, new: str) -> str:
-    """The text of ``node`` with every identifier ``old`` replaced by ``new``."""
-    reps = [(n.start_byte, n.end_byte, new) for n in unit.walk(node)
-            if n.type == "identifier" and unit.text(n) == old]
-    return splice(unit, node, reps)
-
-
-def fresh(unit, fn, candidates, taken=()) -> str:
-    used = {unit.text(n) for n in unit.walk(fn.node) if n.type == "identifier"} | set(taken)
-    for c in candidates:
-        if c not in used:
-            return c
-    k = 0
-    while f"{candidates[0]}{k}" in used:
-        k += 1
-    return f"{candidates[0]}{k}"
-
-
-def used_names(unit, fn) -> set:
-    return {unit.text(n) for n in unit.walk(fn.node)
-            if n.type in ("identifier", "type_identifier")}
-
-
 # ------------------------------------------------------------------- contract
-def contract_of(site):
-    """(contract, None) or (None, why) for the site's kernel."""
-    from kltrans.syntax.contract import contracts
-
-    fn = site.function
-    c = contracts(site.unit).get(fn.name)
-    if c is None:
-        return None, (f"{fn.name} has no launch contract: add the header line "
-                      f"`// kltrans: launch {fn.name} grid=... block=...`")
-    if c.source != "header":
-        return None, (f"the launch of {fn.name} is read from a host launcher; the pass changes "
-                      f"the grid, which it can only do in a `// kltrans: launch` header line")
-    if len(c.grid) != 1 or len(c.block) != 1:
-        return None, (f"the launch of {fn.name} is not 1-D (grid={c.grid}, block={c.block}): "
-                      "the element index covers blockIdx.x and threadIdx.x only")
-    return c, None
-
-
-def call_parts(expr: str, names=("ceil_div", "CEIL_DIV")):
-    """(function name, [argument texts]) when ``expr`` is a call of one of ``names``."""
-    s = expr.strip()
-    try:
-        tree = ast.parse(s, mode="eval").body
-    except SyntaxError:
-        return None
-    if isinstance(tree, ast.Call) and isinstance(tree.func, ast.Name) and \
-            tree.func.id in names and not tree.keywords:
-        return tree.func.id, [ast.get_source_segment(s, a) for a in tree.args]
-    return None
-
-
-def header_expr(text: str) -> str:
-    """``text`` as a header value: parenthesized when it has blanks outside parentheses
-    (a launch header separates its key=value items by blanks)."""
-    depth = 0
-    for ch in text.strip():
-        depth += ch in "([{"
-        depth -= ch in ")]}"
-        if depth == 0 and ch.isspace():
-            return f"({text.strip()})"
-    return text.strip()
-
-
-def int_text(text: str) -> int | None:
-    m = re.fullmatch(r"\s*(\d+)[uUlL]*\s*", text)
-    return int(m.group(1)) if m else None
-
-
 # -------------------------------------------------------------- preconditions
 def check_bound(site, ctx) -> Verdict:
     g = guarded(site)

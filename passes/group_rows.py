@@ -36,7 +36,7 @@ from kltrans.analysis.verdict import Verdict
 from kltrans.match import Rule
 from kltrans.passes import Identifier, IntRange, Pass, Precondition, option
 from kltrans.syntax import Edit
-from passes.grid_stride import contract_of, header_expr, used_names
+from kltrans.passes.rewrite import contract_of, header_expr, used_names
 from passes.row_per_warp import _GROUP_GRID, _unparen
 from passes.vectorize_online_stream import indent, line_start, norm, template_regex
 

@@ -12,7 +12,8 @@ from kltrans.analysis.verdict import Verdict
 from kltrans.match import Rule
 from kltrans.passes import Choice, Identifier, IntRange, Pass, Precondition, option
 from kltrans.syntax import Edit
-from passes.grid_stride import fresh, line_indent, norm, splice, statements
+from kltrans.passes.rewrite import (
+    fresh_numbered as fresh, indent_of as line_indent, norm, splice, statements)
 
 MAX_FUNCS = ("fmaxf", "fmax", "max", "::fmaxf", "::max", "std::max", "std::fmax")
 EXP_FUNCS = ("expf", "__expf", "exp", "::expf", "::exp", "std::exp")

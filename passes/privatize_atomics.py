@@ -28,7 +28,8 @@ from passes.block_reduce_atomic import (
     value_class,
     wrap,
 )
-from passes.grid_stride import fresh, indent_step, inside, line_indent, norm, statements
+from kltrans.passes.rewrite import (
+    fresh_numbered as fresh, indent_of as line_indent, indent_step, inside, norm, statements)
 
 REPLICAS = (1, 2, 4, 8, 16, 32)
 SMEM_LIMIT = 48 * 1024

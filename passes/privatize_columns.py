@@ -26,7 +26,7 @@ from kltrans.match import Rule
 from kltrans.passes import Bool, Choice, Identifier, IntRange, OneOf, Pass, Precondition, option
 from kltrans.syntax import Edit
 from passes.block_reduce_atomic import const_value, contract_block, value_class
-from passes.grid_stride import indent_step, inside, line_indent, norm, statements
+from kltrans.passes.rewrite import indent_of as line_indent, indent_step, inside, norm, statements
 from passes.privatize_atomics import _ZERO, SMEM_LIMIT, _bins_name_candidates, bound_of
 
 LANES = 32

@@ -15,7 +15,8 @@ from kltrans.analysis.verdict import Verdict
 from kltrans.match import Rule
 from kltrans.passes import Choice, Pass, Precondition, option
 from kltrans.syntax import Edit
-from passes.grid_stride import call_parts, contract_of, header_expr, index_decl, norm
+from passes.grid_stride import index_decl
+from kltrans.passes.rewrite import call_parts, contract_of, header_expr, norm
 from passes.warp_reduce import _int, _parse_tree, _squash, _strip, _values
 
 FACTORS = (2, 4, 8)
@@ -171,7 +172,7 @@ def _join_op(unit, rhs, f) -> str:
 
 
 def _combined(unit, ld: _Load, f: int, first: str, op: str) -> str:
-    from passes.grid_stride import line_indent
+    from kltrans.passes.rewrite import indent_of as line_indent
 
     indent = line_indent(unit, ld.stmt.start_byte)
     """``(first) op (i + B < n ? in[i + B] : pad) op ...`` for ``f`` elements."""

@@ -50,19 +50,10 @@ from kltrans.passes import Choice, Identifier, IntRange, OneOf, Pass, Preconditi
 from kltrans.passes.manager import SkipSite
 from kltrans.syntax import Edit
 from kltrans.analysis.affine import strip_parens as _strip
-from passes.grid_stride import (
-    GLOBAL_INDEX,
-    builtin,
-    contract_of,
-    header_expr,
-    index_decl,
-    inside,
-    int_text,
-    line_indent,
-    norm,
-    statements,
-    used_names,
-)
+from passes.grid_stride import GLOBAL_INDEX, builtin, index_decl
+from kltrans.passes.rewrite import (
+    contract_of, header_expr, indent_of as line_indent, inside, int_text, norm, statements,
+    used_names)
 
 WARP = 32
 GROUPS = (32, "cols")
@@ -137,7 +128,7 @@ def _decl_type(unit, decl) -> str:
 
 def _decl_items(unit, decl):
     """(name, declarator, value or None) of each variable a declaration declares."""
-    from passes.grid_stride import _declarator_ident
+    from kltrans.passes.rewrite import declarator_ident as _declarator_ident
 
     out = []
     for d in decl.children_by_field_name("declarator"):
@@ -945,7 +936,7 @@ def _fresh_names(site, ctx) -> Verdict:
 
 
 def _names(p, site):
-    from passes.grid_stride import fresh
+    from kltrans.passes.rewrite import fresh_numbered as fresh
 
     unit, fn = site.unit, site.function
     lane = p.lane if p.lane != "auto" else fresh(unit, fn, LANES)

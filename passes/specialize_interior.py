@@ -24,16 +24,9 @@ from kltrans.analysis.verdict import Verdict
 from kltrans.match import Rule
 from kltrans.passes import Bool, Choice, Identifier, IntRange, OneOf, Pass, Precondition, option
 from kltrans.syntax import Edit
-from passes.grid_stride import (
-    _declarator_ident,
-    fresh,
-    indent_step,
-    line_indent,
-    norm,
-    shift,
-    statements,
-    unshift,
-)
+from kltrans.passes.rewrite import (
+    declarator_ident as _declarator_ident, fresh_numbered as fresh, indent_of as line_indent,
+    indent_step, norm, shift, statements, unshift)
 from passes.stage_transpose import _conjuncts, _less, toks, value_of
 
 _FOR = re.compile(r"for\s*\(\s*(?:int|unsigned|size_t|long)\s+([A-Za-z_]\w*)\s*=\s*0\s*;\s*\1\s*<\s*"
@@ -330,7 +323,7 @@ def _line_span(unit, node):
 def specialize(site, loop, base: str, restrict: bool):
     """The fast-path text of ``loop`` (its guards dropped, one access rebased when ``base``
     is not ``none``), or (None, why)."""
-    from passes.grid_stride import splice
+    from kltrans.passes.rewrite import splice
 
     unit = site.unit
     st = indent_step(unit, loop)
@@ -514,7 +507,7 @@ def _sp_alias(site, ctx) -> Verdict:
 
 
 def _sp_fresh(site, ctx) -> Verdict:
-    from passes.grid_stride import used_names
+    from kltrans.passes.rewrite import used_names
 
     p = site.pass_
     used = used_names(site.unit, site.function)

@@ -25,7 +25,7 @@ from kltrans.analysis.verdict import Verdict
 from kltrans.match import Rule
 from kltrans.passes import Choice, Identifier, Pass, Precondition, option
 from kltrans.syntax import Edit
-from passes.grid_stride import call_parts, line_indent, norm, statements
+from kltrans.passes.rewrite import call_parts, indent_of as line_indent, norm, statements
 
 TILES = (16, 32, 64)
 SMEM_LIMIT = 48 * 1024  # static shared memory per block without opt-in
@@ -523,7 +523,7 @@ def _st_alias(site, ctx) -> Verdict:
 
 
 def _names_of(p, site, s: Shape) -> dict:
-    from passes.grid_stride import fresh
+    from kltrans.passes.rewrite import fresh_numbered as fresh
 
     unit, fn = site.unit, site.function
     want = {"smem": (p.smem, ("tile", "tile_s", "smem")), "tx": (p.tx, ("tx", "lx")),
@@ -541,7 +541,7 @@ def _names_of(p, site, s: Shape) -> dict:
 
 
 def _st_fresh(site, ctx) -> Verdict:
-    from passes.grid_stride import used_names
+    from kltrans.passes.rewrite import used_names
 
     s, why = read_naive(site)
     if s is None:

@@ -13,7 +13,9 @@ from kltrans.match import Rule
 from kltrans.match.predicates import pure
 from kltrans.passes import Choice, Identifier, Pass, Precondition, option
 from kltrans.syntax import Edit
-from passes.grid_stride import fresh, indent_step, line_indent, shift, splice, statements, unshift
+from kltrans.passes.rewrite import (
+    fresh_numbered as fresh, indent_of as line_indent, indent_step, shift, splice, statements,
+    unshift)
 from passes.pad_smem import STATIC_SMEM, block_dims, int_env, norm
 
 TILES = (8, 16, 32)

@@ -21,7 +21,7 @@ from kltrans.passes.base import Site
 from kltrans.syntax import Edit, parse
 from kltrans.syntax.cuda import enclosing_function
 from kltrans.analysis.affine import strip_parens as _strip
-from passes.grid_stride import line_indent, norm
+from kltrans.passes.rewrite import indent_of as line_indent, norm
 from passes.swizzle_blocks import device_sites
 
 COMPONENTS = ("x", "y", "z", "w")

@@ -36,7 +36,8 @@ from kltrans.match import Rule
 from kltrans.passes import Bool, Choice, Identifier, IntRange, OneOf, Pass, Precondition, option
 from kltrans.passes.options import Domain, DomainError
 from kltrans.syntax import Edit
-from passes.grid_stride import line_indent, norm, shift, splice, statements, unshift
+from kltrans.passes.rewrite import (
+    indent_of as line_indent, norm, shift, splice, statements, unshift)
 from passes.vectorize_lanes import (_PURE, _aligned_roots, _assigned, _declaration, _divisible_lens,
                                     _flat, _idents, _indent_step, _is_pointer, _multiple, _pure,
                                     _root, _strip)

@@ -30,16 +30,9 @@ from kltrans.passes import Bool, Choice, Domain, Identifier, IntRange, OneOf, Pa
 from kltrans.passes import option
 from kltrans.passes.options import DomainError
 from kltrans.syntax import Edit
-from passes.grid_stride import (
-    GLOBAL_INDEX,
-    contract_of,
-    index_decl,
-    inside,
-    line_indent,
-    norm,
-    statements,
-    used_names,
-)
+from passes.grid_stride import GLOBAL_INDEX, index_decl
+from kltrans.passes.rewrite import (
+    contract_of, indent_of as line_indent, inside, norm, statements, used_names)
 
 GRID = Affine.sym("blockDim.x") * Affine.sym("gridDim.x")
 BYTES = {"uint8_t", "unsigned char", "uchar"}

@@ -28,7 +28,8 @@ from kltrans.analysis.verdict import Verdict
 from kltrans.match import Rule
 from kltrans.passes import Bool, Choice, Identifier, Pass, Precondition, option
 from kltrans.syntax import Edit
-from passes.grid_stride import line_indent, norm, shift, splice, statements, unshift
+from kltrans.passes.rewrite import (
+    indent_of as line_indent, norm, shift, splice, statements, unshift)
 
 #: element type -> (vector type prefix, size in bytes)
 ELEMS = {"float": ("float", 4), "int": ("int", 4), "unsigned int": ("uint", 4),

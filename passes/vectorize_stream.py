@@ -30,8 +30,9 @@ from kltrans.analysis.verdict import Verdict
 from kltrans.match import Rule
 from kltrans.passes import Bool, Choice, Identifier, IntRange, OneOf, Pass, Precondition, option
 from kltrans.syntax import Edit
-from passes.grid_stride import (GLOBAL_INDEX, GRID_SIZE, line_indent, norm, shift, splice,
-                                 statements, unshift)
+from passes.grid_stride import GLOBAL_INDEX, GRID_SIZE
+from kltrans.passes.rewrite import (
+    indent_of as line_indent, norm, shift, splice, statements, unshift)
 from passes.vectorize_lanes import (_PURE, ELEMS, _aligned_roots, _assigned, _declaration,
                                     _divisible_lens, _flat, _idents, _indent_step, _is_pointer,
                                     _base_type, _multiple, _pure, _root, _single, _strip)

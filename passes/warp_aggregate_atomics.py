@@ -12,7 +12,8 @@ from kltrans.passes import Identifier, Pass, Precondition, option
 from kltrans.passes.facts import arch_number
 from kltrans.syntax import Edit
 from kltrans.syntax.contract import contracts
-from passes.grid_stride import fresh, line_indent, norm, statements
+from kltrans.passes.rewrite import (
+    fresh_numbered as fresh, indent_of as line_indent, norm, statements)
 
 INT_TYPES = ("int", "unsigned int", "unsigned", "unsigned long long", "unsigned long long int",
              "uint32_t", "int32_t", "uint64_t", "unsigned long")

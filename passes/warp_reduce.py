@@ -31,7 +31,8 @@ from kltrans.analysis.warps import warp_primitives, warp_uniform
 from kltrans.match import Rule
 from kltrans.passes import Bool, Choice, Identifier, Pass, Precondition, option
 from kltrans.syntax import Edit
-from passes.grid_stride import contract_of, line_indent, norm, statements, used_names
+from kltrans.passes.rewrite import (
+    contract_of, indent_of as line_indent, norm, statements, used_names)
 
 # ------------------------------------------------------------------------ constants
 SHUFFLE_TYPES = frozenset({

@@ -14,14 +14,24 @@ or invents a name on its own:
 - :func:`fresh_name` — a name no identifier of the function (or the file) uses yet;
 - :func:`render` — a jinja2 template rendered and indented by the engine: the template is
   written at column 0, every line after the first gets the indentation of the place it
-  goes to.
+  goes to;
+- text of nodes: :func:`splice` (byte ranges of a node replaced), :func:`rename`
+  (an identifier renamed inside a node), :func:`shift`/:func:`unshift` (lines re-indented),
+  :func:`norm` (blanks collapsed), :func:`indent_step`;
+- names and statements: :func:`statements` of a block, :func:`inside`,
+  :func:`declared_names`, :func:`declarator_ident`, :func:`used_names`,
+  :func:`fresh_numbered` (a name, numbered when every candidate is taken);
+- launch contracts: :func:`contract_of` (the site's 1-D header contract, or why not),
+  :func:`call_parts`, :func:`header_expr`, :func:`int_text` for its expressions.
 
 Layering: the pass engine (imports :mod:`kltrans.syntax` and jinja2).
 """
 
 from __future__ import annotations
 
+import ast
 import functools
+import re
 from typing import TYPE_CHECKING, Iterable
 
 from kltrans.syntax import Edit
@@ -118,3 +128,161 @@ def render(template: str, indent: str = "", **env) -> str:
     text = _compiled(template).render(**env)
     lines = text.split("\n")
     return "\n".join([lines[0]] + [indent + ln if ln.strip() else "" for ln in lines[1:]])
+
+
+# --------------------------------------------------------------------- text of nodes
+def norm(text: str) -> str:
+    """``text`` with every run of blanks one space."""
+    return " ".join(text.split())
+
+
+def indent_step(unit: "Unit", stmt: "Node") -> str:
+    """One level of indentation: the indentation of a top-level statement of the kernel."""
+    ind = indent_of(unit, stmt.start_byte)
+    return ind if ind else "  "
+
+
+def shift(text: str, by: str) -> str:
+    """``text`` with every line after the first indented by ``by`` more."""
+    lines = text.split("\n")
+    return "\n".join([lines[0]] + [(by + ln) if ln.strip() else ln for ln in lines[1:]])
+
+
+def unshift(text: str, by: str) -> str:
+    """The inverse of :func:`shift` (lines that do not start with ``by`` are kept)."""
+    lines = text.split("\n")
+    return "\n".join([lines[0]] + [ln[len(by):] if ln.startswith(by) else ln for ln in lines[1:]])
+
+
+def splice(unit: "Unit", node: "Node", replacements: list[tuple[int, int, str]]) -> str:
+    """The text of ``node`` with byte ranges replaced."""
+    out, pos = [], node.start_byte
+    for s, e, t in sorted(replacements):
+        out.append(unit.source[pos:s].decode("utf-8"))
+        out.append(t)
+        pos = e
+    out.append(unit.source[pos:node.end_byte].decode("utf-8"))
+    return "".join(out)
+
+
+def rename(unit: "Unit", node: "Node", old: str, new: str) -> str:
+    """The text of ``node`` with every identifier ``old`` replaced by ``new``."""
+    reps = [(n.start_byte, n.end_byte, new) for n in unit.walk(node)
+            if n.type == "identifier" and unit.text(n) == old]
+    return splice(unit, node, reps)
+
+
+# --------------------------------------------------------------- names, statements
+def statements(block) -> list:
+    """The statements of a compound statement (comments left out); a single statement
+    is a list of itself."""
+    if block is None:
+        return []
+    if block.type != "compound_statement":
+        return [block]
+    return [c for c in block.named_children if c.type != "comment"]
+
+
+def inside(node, container) -> bool:
+    """``node`` lies within ``container``'s bytes."""
+    return container is not None and container.start_byte <= node.start_byte and \
+        node.end_byte <= container.end_byte
+
+
+def declarator_ident(d):
+    """The identifier a declarator declares (through init, pointer, array, reference and
+    parenthesized declarators), else None."""
+    while d is not None and d.type != "identifier":
+        if d.type in ("init_declarator", "pointer_declarator", "array_declarator",
+                      "reference_declarator", "parenthesized_declarator"):
+            nxt = d.child_by_field_name("declarator")
+            if nxt is None:
+                named = [c for c in d.named_children if c.type != "type_qualifier"]
+                nxt = named[0] if named else None
+            d = nxt
+        else:
+            return None
+    return d
+
+
+def declared_names(unit: "Unit", node: "Node") -> list[tuple[str, "Node"]]:
+    """(name, identifier) of every variable declared under ``node`` (parameters too)."""
+    out = []
+    for n in unit.walk(node):
+        if n.type not in ("declaration", "parameter_declaration"):
+            continue
+        for d in n.children_by_field_name("declarator"):
+            ident = declarator_ident(d)
+            if ident is not None:
+                out.append((unit.text(ident), ident))
+    return out
+
+
+def used_names(unit: "Unit", fn) -> set:
+    """Every identifier and type name used in function ``fn``."""
+    return {unit.text(n) for n in unit.walk(fn.node)
+            if n.type in ("identifier", "type_identifier")}
+
+
+def fresh_numbered(unit: "Unit", fn, candidates, taken=()) -> str:
+    """The first of ``candidates`` no identifier of ``fn`` nor ``taken`` uses, else the
+    first candidate numbered (``acc0``, ``acc1``, ...)."""
+    used = {unit.text(n) for n in unit.walk(fn.node) if n.type == "identifier"} | set(taken)
+    for c in candidates:
+        if c not in used:
+            return c
+    k = 0
+    while f"{candidates[0]}{k}" in used:
+        k += 1
+    return f"{candidates[0]}{k}"
+
+
+# ----------------------------------------------------------------- launch contracts
+def contract_of(site):
+    """(contract, None) or (None, why) for the site's kernel: a 1-D ``// kltrans: launch``
+    header contract, the only kind a pass that changes the grid can rewrite."""
+    from kltrans.syntax.contract import contracts
+
+    fn = site.function
+    c = contracts(site.unit).get(fn.name)
+    if c is None:
+        return None, (f"{fn.name} has no launch contract: add the header line "
+                      f"`// kltrans: launch {fn.name} grid=... block=...`")
+    if c.source != "header":
+        return None, (f"the launch of {fn.name} is read from a host launcher; the pass changes "
+                      f"the grid, which it can only do in a `// kltrans: launch` header line")
+    if len(c.grid) != 1 or len(c.block) != 1:
+        return None, (f"the launch of {fn.name} is not 1-D (grid={c.grid}, block={c.block}): "
+                      "the element index covers blockIdx.x and threadIdx.x only")
+    return c, None
+
+
+def call_parts(expr: str, names=("ceil_div", "CEIL_DIV")):
+    """(function name, [argument texts]) when ``expr`` is a call of one of ``names``."""
+    s = expr.strip()
+    try:
+        tree = ast.parse(s, mode="eval").body
+    except SyntaxError:
+        return None
+    if isinstance(tree, ast.Call) and isinstance(tree.func, ast.Name) and \
+            tree.func.id in names and not tree.keywords:
+        return tree.func.id, [ast.get_source_segment(s, a) for a in tree.args]
+    return None
+
+
+def header_expr(text: str) -> str:
+    """``text`` as a header value: parenthesized when it has blanks outside parentheses
+    (a launch header separates its key=value items by blanks)."""
+    depth = 0
+    for ch in text.strip():
+        depth += ch in "([{"
+        depth -= ch in ")]}"
+        if depth == 0 and ch.isspace():
+            return f"({text.strip()})"
+    return text.strip()
+
+
+def int_text(text: str) -> int | None:
+    """The integer a literal (``256``, ``4u``) spells, else None."""
+    m = re.fullmatch(r"\s*(\d+)[uUlL]*\s*", text)
+    return int(m.group(1)) if m else None
