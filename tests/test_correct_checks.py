@@ -75,3 +75,26 @@ def test_generated_inputs_are_seeded_and_never_zero():
     c = generate(wl, x, (1000,), np.random.default_rng([0, 0, 2]))
     assert np.array_equal(a, b) and not np.array_equal(a, c)
     assert a.dtype == np.float32 and np.all(np.abs(a) <= 1) and np.any(a != 0)
+
+
+def test_a_non_finite_reference_is_matched_strictly():
+    """Where the reference is NaN the output must be NaN, where it is an infinity the same
+    infinity: no tolerance accepts 42 for NaN or -inf for +inf."""
+    ref = np.array([np.nan, np.inf, -np.inf, 1.0], np.float32)
+    same = ref.copy()
+    assert compare("y", "float32", TOL, same, ref, PF)[0] is None
+    for i, wrong in ((0, 42.0), (1, -np.inf), (2, 3.0)):
+        out = ref.copy()
+        out[i] = wrong
+        kind, reason, _ = compare("y", "float32", Tolerance(rtol=1.0, atol=1e30), out, ref, PF)
+        assert kind == "nan" and f"flat index {i}" in reason, reason
+        assert compare("y", "float32", Tolerance(exact=True), out, ref, PF)[0] == "nan"
+
+
+def test_exact_floats_keep_the_sign_of_zero():
+    ref = np.array([-0.0, 0.0, 1.0], np.float32)
+    out = np.array([0.0, 0.0, 1.0], np.float32)
+    kind, reason, _ = compare("y", "float32", Tolerance(exact=True), out, ref, PF)
+    assert kind == "mismatch" and "other sign" in reason
+    assert compare("y", "float32", Tolerance(exact=True), ref.copy(), ref, PF)[0] is None
+    assert compare("y", "float32", TOL, out, ref, PF)[0] is None  # a tolerance: zeros are zeros

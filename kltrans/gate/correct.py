@@ -146,8 +146,16 @@ def compare(name: str, dtype: str, tol, out: np.ndarray, ref: np.ndarray,
     if np.any(bad_nan):
         idx = int(np.argmax(bad_nan.reshape(-1)))
         return "nan", f"{name}: NaN or Inf at flat index {idx} where the reference is finite", {}
+    # where the reference is not finite the output must be the same: NaN where it is NaN,
+    # the same infinity where it is one (no tolerance makes 42 equal to NaN, or -inf +inf)
+    miss = (np.isnan(r) & ~np.isnan(o)) | (np.isinf(r) & (o != r))
+    if np.any(miss):
+        idx = int(np.argmax(miss.reshape(-1)))
+        return "nan", (f"{name}: {o.reshape(-1)[idx]:.6g} at flat index {idx} where the "
+                       f"reference is {r.reshape(-1)[idx]:.6g}"), {}
     finite = np.isfinite(r)
-    diff = np.where(finite, np.abs(o - r), 0.0)
+    with np.errstate(invalid="ignore", over="ignore"):  # inf - inf where both are inf
+        diff = np.where(finite, np.abs(o - r), 0.0)
     mag = np.where(finite, np.abs(r), 0.0)
     max_abs = float(diff.max()) if diff.size else 0.0
     rel = diff / np.maximum(mag, np.finfo(np.float64).tiny)
@@ -161,6 +169,12 @@ def compare(name: str, dtype: str, tol, out: np.ndarray, ref: np.ndarray,
         if max_abs != 0.0:
             return "mismatch", (f"{name}: not exact: {int((diff > 0).sum())} elements differ, "
                                 f"first at {errs['worst_index']}"), errs
+        if dtype in FLOATS:  # exact is bit-exact in sign too: -0.0 is not 0.0
+            signs = (o == 0) & (np.signbit(o) != np.signbit(r))
+            if np.any(signs):
+                idx = int(np.argmax(signs.reshape(-1)))
+                return "mismatch", (f"{name}: not exact: a zero of the other sign at flat "
+                                    f"index {idx}"), errs
         return None, None, errs
     allowed = tol.atol + tol.rtol * mag
     if np.any(diff > allowed):
