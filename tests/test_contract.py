@@ -75,3 +75,25 @@ def test_contract_reads_file_constants_and_launch_bounds():
     small = u.source.replace(b"__launch_bounds__(TX * TY)", b"__launch_bounds__(128)")
     with pytest.raises(ContractError, match="exceeds __launch_bounds__"):
         contracts(parse(small, "k.cu"))["k"].evaluate({"n": 1000})
+
+
+@pytest.mark.parametrize("expr, why", [
+    ("5 % 0", "division by zero"), ("ceil_div(n, 0)", "division by zero"),
+    ("1 << 100000000000", "shift by"), ("n << -1", "shift by"),
+    ("(1 << 40) * (1 << 40)", "64-bit"),
+])
+def test_evaluate_refuses_what_a_cpp_integer_cannot_be(expr, why):
+    with pytest.raises(ContractError, match=why):
+        evaluate(expr, {"n": 7})
+
+
+def test_a_file_with_hostile_macros_still_gives_its_contract():
+    """Macros the contract does not use may be anything: a division by zero, a shift that
+    would take all memory, a chain of squarings that would never end."""
+    chain = "\n".join(f"#define S{i} (S{i - 1} * S{i - 1})" for i in range(1, 28))
+    src = ("#define KL_BAD (5 % 0)\n#define KL_HUGE (1 << 100000000000)\n#define S0 3\n"
+           + chain + "\n#define BLOCK 128\n"
+           "// kltrans: launch k grid=ceil_div(n, BLOCK) block=BLOCK\n"
+           "__global__ void k(float* y, int n) { y[0] = 1.f; }\n")
+    c = contracts(parse(src, "h.cu"))["k"]
+    assert c.evaluate({"n": 1000})[:2] == ((8, 1, 1), (128, 1, 1))

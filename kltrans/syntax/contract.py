@@ -21,7 +21,6 @@ the header with :func:`format_contract` through an ordinary :class:`~kltrans.syn
 from __future__ import annotations
 
 import ast
-import math
 import re
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
@@ -247,6 +246,39 @@ def _check_expr(expr: str) -> ast.Expression:
     return tree
 
 
+LIMIT = 1 << 64  # values are C++ integers: anything past 64 bits is a mistake, not a size
+
+
+def _bounded(v: int, expr: str) -> int:
+    if not -LIMIT < v < LIMIT:
+        raise ContractError(f"{expr!r} leaves the 64-bit integer range")
+    return v
+
+
+def _div(a: int, b: int) -> int:
+    """C++ integer division: truncated toward zero."""
+    q = abs(a) // abs(b)
+    return -q if (a < 0) != (b < 0) else q
+
+
+def _binop(op, a: int, b: int, expr: str) -> int:
+    if isinstance(op, ast.Add):
+        return a + b
+    if isinstance(op, ast.Sub):
+        return a - b
+    if isinstance(op, ast.Mult):
+        return a * b
+    if isinstance(op, (ast.Div, ast.FloorDiv, ast.Mod)):
+        if b == 0:
+            raise ContractError(f"division by zero in {expr!r}")
+        return _div(a, b) if not isinstance(op, ast.Mod) else a - b * _div(a, b)
+    if isinstance(op, (ast.LShift, ast.RShift)):
+        if not 0 <= b < 64:
+            raise ContractError(f"shift by {b} in {expr!r} (a shift is 0 to 63 bits)")
+        return a << b if isinstance(op, ast.LShift) else a >> b
+    raise ContractError(f"operator not allowed in {expr!r}")
+
+
 def evaluate(expr: str, env: dict[str, int]) -> int:
     """Evaluate a contract expression with C++ integer semantics."""
     tree = _check_expr(expr)
@@ -267,25 +299,14 @@ def evaluate(expr: str, env: dict[str, int]) -> int:
             v = ev(n.operand)
             return -v if isinstance(n.op, ast.USub) else v
         if isinstance(n, ast.Call):
-            return int(_FUNCS[n.func.id](*[ev(a) for a in n.args]))
-        a, b = ev(n.left), ev(n.right)
-        op = n.op
-        if isinstance(op, ast.Add):
-            return a + b
-        if isinstance(op, ast.Sub):
-            return a - b
-        if isinstance(op, ast.Mult):
-            return a * b
-        if isinstance(op, (ast.Div, ast.FloorDiv)):
-            if b == 0:
+            args = [ev(a) for a in n.args]
+            if n.func.id in ("ceil_div", "CEIL_DIV") and len(args) == 2 and args[1] == 0:
                 raise ContractError(f"division by zero in {expr!r}")
-            return int(math.copysign(abs(a) // abs(b), a * b)) if (a < 0) != (b < 0) else a // b
-        if isinstance(op, ast.Mod):
-            return int(math.fmod(a, b))
-        if isinstance(op, ast.LShift):
-            return a << b
-        if isinstance(op, ast.RShift):
-            return a >> b
-        raise ContractError(f"operator not allowed in {expr!r}")
+            try:
+                return _bounded(int(_FUNCS[n.func.id](*args)), expr)
+            except TypeError:
+                raise ContractError(f"wrong number of arguments in {expr!r}") from None
+        a, b = ev(n.left), ev(n.right)
+        return _bounded(_binop(n.op, a, b, expr), expr)
 
     return ev(tree)
