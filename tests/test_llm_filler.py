@@ -385,3 +385,17 @@ def test_optimize_tune_last_with_the_llm_filler(llm_server):
     assert not menus[0] & tuning and menus[1] <= tuning
     [gated] = [c for c in doc["candidates"] if "evaluation" in c]
     assert gated["phase"] == "tuning" and gated["card"] in menus[1]
+
+
+def test_a_reply_nested_too_deeply_or_too_long_is_rejected_not_raised(llm_server):
+    deep = "[" * 30000 + "]" * 30000  # under the length bound, past any recursion limit
+    llm_server.script(("json", deep), ("json", json.dumps({"rationale": "x" * 70000})),
+                      ("json", json.dumps({"rationale": "", "choice": {
+                          "offer": "o1", "options": {"width": 4.0, "tail": "scalar"}}})),
+                      "valid")
+    f = filler(llm_server, max_retries=4)
+    assert f.pick(KERNEL, make_menu(), []).offer == "o1"
+    assert kinds(f) == ["rejected", "rejected", "rejected", "reply"]
+    assert "nested too deeply" in f.events[0]["reason"]
+    assert "characters (at most" in f.events[1]["reason"]
+    assert "not one of the values offered" in f.events[2]["reason"]

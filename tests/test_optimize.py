@@ -49,6 +49,8 @@ def test_check_pick_names_what_is_off_the_menu():
     assert check_pick(Pick("o2", {"factor": 2}), menu) is None
     assert "not on the menu" in check_pick(Pick("o3", {}), menu)
     assert "no option 'style'" in check_pick(Pick("o1", {"style": "x"}), menu)
+    # a value of another JSON type is off the menu, however equal in Python
+    assert "not one of the values" in check_pick(Pick("o2", {"factor": 2.0}), menu)
     assert "not one of the values offered" in check_pick(Pick("o1", {"factor": 8}), menu)
 
 

@@ -58,6 +58,10 @@ verdicts of earlier picks.
 "options": {"<option name>": <value>, ...}}}."""
 
 
+# a reply longer than this is not a pick (a pick is a few hundred characters)
+MAX_REPLY = 65536
+
+
 class LLMError(Exception):
     """Base class of the LLM filler's errors."""
 
@@ -394,12 +398,19 @@ class LLMFiller:
         text = _strip_fence(raw)
         if not text:
             return None, "the reply is empty"
+        if len(text) > MAX_REPLY:
+            return None, f"the reply is {len(text)} characters (at most {MAX_REPLY})"
         try:
             data = json.loads(text)
         except ValueError as e:
             return None, f"the reply is not JSON ({e})"
-        errors = sorted(Draft202012Validator(schema).iter_errors(data),
-                        key=lambda e: list(e.absolute_path))
+        except RecursionError:
+            return None, "the reply is JSON nested too deeply to read"
+        try:
+            errors = sorted(Draft202012Validator(schema).iter_errors(data),
+                            key=lambda e: list(e.absolute_path))
+        except RecursionError:
+            return None, "the reply is JSON nested too deeply to check"
         if errors:
             return None, "the reply does not match the schema: " + _schema_reason(errors, data, menu)
         choice = data["choice"]

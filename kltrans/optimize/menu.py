@@ -66,7 +66,8 @@ def check_pick(pick: Pick, menu: list[Offer]) -> str | None:
         oc = offer.option(name)
         if oc is None:
             return f"offer {offer.id} ({offer.card}) has no option {name!r}"
-        if value not in oc.values:
+        # the same value and the same JSON type: 4.0 is not the integer 4, true is not 1
+        if not any(type(value) is type(v) and value == v for v in oc.values):
             return (f"option {name}={value!r} of offer {offer.id} ({offer.card}) is not one of "
                     f"the values offered {list(oc.values)!r}")
     return None
