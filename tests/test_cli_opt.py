@@ -289,3 +289,21 @@ def test_test_passes_update_still_checks_the_round_trip(tmp_path):
     p = run("test-passes", "scalarize-vectors", "-U", "--root", str(tmp_path))
     assert p.returncode == 1 and "round trip differs" in p.stdout, p.stdout
     assert (d / "c_cast.expected.cu").is_file()
+
+
+def test_in_place_keeps_a_symlink_and_refuses_a_read_only_file(loop, tmp_path):
+    link = tmp_path / "link.cu"
+    link.symlink_to(loop)
+    p = run("opt", "-p", "unroll{factor=4}", str(link), "-i")
+    assert p.returncode == 0, p.stderr
+    assert link.is_symlink() and "#pragma unroll 4" in loop.read_text()
+    ro = tmp_path / "ro.cu"
+    ro.write_text(LOOP)
+    ro.chmod(0o444)
+    try:
+        p = run("opt", "-p", "unroll{factor=4}", str(ro), "-i")
+        assert p.returncode == 2 and "read-only" in p.stderr, p.stderr
+        assert ro.read_text() == LOOP
+    finally:
+        ro.chmod(0o644)
+    assert not [f for f in os.listdir(tmp_path) if f.startswith(".kltrans-")]

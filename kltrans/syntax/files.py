@@ -4,15 +4,26 @@ and a crash never leaves a truncated one."""
 
 from __future__ import annotations
 
+import errno
 import os
+import stat
 import tempfile
 
 
 def atomic_write(path: str, data: str | bytes, mode: int | None = None,
                  durable: bool = True) -> None:
-    """Write ``data`` to ``path`` atomically; ``durable=False`` skips the fsync (caches)."""
+    """Write ``data`` to ``path`` atomically; ``durable=False`` skips the fsync (caches).
+
+    A symbolic link is written through (its target is replaced, the link stays); a file
+    its owner may not write is an error (``PermissionError``), as for any editor; the file's
+    permissions are kept."""
     if isinstance(data, str):
         data = data.encode("utf-8")
+    if os.path.islink(path):
+        path = os.path.realpath(path)
+    if os.path.exists(path) and not (os.stat(path).st_mode & stat.S_IWUSR):
+        # the owner's write bit, not os.access: as root every file is writable
+        raise PermissionError(errno.EACCES, "is read-only (not rewritten)", path)
     directory = os.path.dirname(os.path.abspath(path)) or "."
     os.makedirs(directory, exist_ok=True)
     try:
