@@ -174,20 +174,21 @@ def test_optimize_starts_from_the_canonical_form(tmp_path):
 
 @pytest.mark.skipif(not __import__("shutil").which("g++"), reason="the CPU emulator needs g++")
 def test_a_round_trip_to_another_spelling_of_the_same_machine_code_holds(tmp_path):
-    """The expert reads its float4 through an alias; the inverse writes the view as a cast
-    of the array: other tokens, the same cubin, so the step is reversible (canonical mode)."""
+    """The expert reads its float4 through a C-style cast; the inverse writes the view as a
+    reinterpret_cast: other tokens, the same cubin, so the step is reversible (canonical
+    mode)."""
     from kltrans.lineage import WalkOptions, walk
 
     scale = os.path.join(ROOT, "tests", "data", "workloads", "scale")
-    expert = tmp_path / "scale_alias.cu"
+    expert = tmp_path / "scale_c_cast.cu"
     stores = "".join(f"    y[4 * i + {k}] = r.{f};\n" for k, f in enumerate("xyzw"))
     body = "".join(f"    r.{f} = a * v.{f} + b;\n" for f in "xyzw")
     expert.write_text(
         "// kltrans: launch scale grid=ceil_div(ceil_div(n, 4), 256) block=256\n"
         'extern "C" __global__ void scale(const float* x, float* y, float a, float b, int n) {\n'
         "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
-        "  const float4* x4 = reinterpret_cast<const float4*>(x);\n"
-        "  if (4 * i + 3 < n) {\n    float4 v = x4[i];\n    float4 r;\n" + body + stores +
+        "  if (4 * i + 3 < n) {\n    float4 v = ((const float4*)x)[i];\n    float4 r;\n"
+        + body + stores +
         "  } else {\n    for (int k = 4 * i; k < n; k++) {\n      y[k] = a * x[k] + b;\n    }\n"
         "  }\n}\n")
     doc = walk(WalkOptions(scale, expert=str(expert), backend="cpu", out=str(tmp_path / "l"),
