@@ -124,6 +124,7 @@ def test_version_compiles_for_sm80_and_sm90(lin, v):
 
 
 @pytest.mark.slow
+@pytest.mark.sampled(2)  # CI gates a stable half; KLTRANS_FULL_SWEEPS=1 every version
 @pytest.mark.parametrize("lin, v", VERSIONS, ids=[f"{lin.name}/{v.variant}" for lin, v in VERSIONS])
 def test_version_passes_the_cpu_gate(lin, v):
     from kltrans.gate.run import gate
@@ -257,22 +258,21 @@ def test_the_project_readme_quotes_the_baseline():
 
 @pytest.mark.slow  # the whole suite through every CPU measure: once, on 3.11
 def test_generality_runs_on_the_whole_suite_on_the_cpu(tmp_path):
-    """``kltrans generality corpus/wild`` on the CPU: every expert walked (one step), every
-    naive version optimized (one evaluation), the report written (the explain column is
-    tested on the small suites, tests/test_generality.py; the committed baseline has it for
-    this suite). The figures are today's catalogue's; what is asserted
-    is that the command covers the whole suite and judges it on the PTX (no false naive)."""
+    """``kltrans generality corpus/wild`` on the CPU: every expert walked (one step), the
+    report written (the explain and forward columns are tested on the small suites,
+    tests/test_generality.py; bench/results/generality_*_cpu* have them for this suite).
+    The figures are today's catalogue's; what is asserted is that the command covers the
+    whole suite and judges it on the PTX (no false naive)."""
     import subprocess
     import sys
 
     r = subprocess.run([sys.executable, "-m", "kltrans", "generality", WILD, "--backend", "cpu",
-                        "--measures", "walk,forward", "--max-steps", "1", "--budget", "1",
+                        "--measures", "walk", "--max-steps", "1",
                         "--size-limit", "5000", "--skills", os.path.join(ROOT, "skills"),
                         "--out", str(tmp_path), "--json"],
                        capture_output=True, text=True, cwd=ROOT, timeout=1200)
     assert r.returncode == 0, r.stderr[-3000:]
     s = json.loads(r.stdout)["summary"]
     assert s["experts"] == len(SUITE) and s["false_naive"] == 0
-    assert s["forward_fraction_geomean"] is None  # no GPU: the forward column is a verdict
     for ext in ("json", "txt", "html"):
         assert (tmp_path / f"generality.{ext}").is_file()
