@@ -26,14 +26,16 @@ def _has_gpu() -> bool:
 
 def _sample(config, items):
     """Items marked ``sampled(n)``: a stable one in n (by a hash of the test id), unless
-    KLTRANS_FULL_SWEEPS=1; the rest are deselected (pytest counts them)."""
+    KLTRANS_FULL_SWEEPS=1; ``sampled(0)``: only then. The rest are deselected (pytest
+    counts them)."""
     if os.environ.get("KLTRANS_FULL_SWEEPS") == "1":
         return
     keep, drop = [], []
     for item in items:
         m = item.get_closest_marker("sampled")
         h = int(hashlib.sha256(item.nodeid.encode()).hexdigest(), 16)
-        (drop if m is not None and h % m.args[0] else keep).append(item)
+        out = m is not None and (m.args[0] == 0 or h % m.args[0])
+        (drop if out else keep).append(item)
     if drop:
         config.hook.pytest_deselected(items=drop)
         items[:] = keep

@@ -47,6 +47,7 @@ extern "C" __global__ void scale(const float* x, float* y, int n)
 
 
 @pytest.mark.slow
+@pytest.mark.sampled(0)  # every order explored: KLTRANS_FULL_SWEEPS=1 (full_sweeps.txt)
 def test_every_order_from_layernorms_stuck_rewalk_ends_naive():
     """The H200 re-walk of layernorm took direct-group-sum on ln_row_scalar while its
     register twin was still dispatched, and the twin's last reload while the streamed
@@ -65,6 +66,7 @@ def test_every_order_from_layernorms_stuck_rewalk_ends_naive():
 
 
 @pytest.mark.slow
+@pytest.mark.sampled(0)  # every order explored: KLTRANS_FULL_SWEEPS=1 (full_sweeps.txt)
 @pytest.mark.parametrize("workload", ["histogram"])
 def test_every_order_from_the_expert_ends_naive(workload):
     """Re-rolling the middle byte atomics of histogram's word helper before
