@@ -39,7 +39,7 @@ _SCALAR = {"unsigned": "unsigned int", "signed": "int", "signed int": "int", "ha
 # vector access
 _SCALARS = {"char", "unsigned char", "signed char", "short", "unsigned short", "int",
             "unsigned int", "long", "unsigned long", "long long", "unsigned long long", "float",
-            "double", "__half", "half", "__nv_bfloat16", "bool", "T"}
+            "double", "__half", "half", "__nv_bfloat16", "bool"}
 
 
 def _scalar(t: str | None) -> str:
