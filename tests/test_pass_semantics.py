@@ -123,7 +123,7 @@ def test_input_and_output_pass_the_gate(case, workload, cpu_backend, gated_this_
 
 
 @pytest.mark.slow  # NVRTC over every fixture (sm_90: test_pass_fixtures.py): once, on 3.11
-@pytest.mark.sampled(3)
+@pytest.mark.sampled(5)
 @pytest.mark.parametrize("case", POSITIVE, ids=_id)
 def test_input_and_output_compile_for_sm80(case):
     from kltrans.gate.compile import compile_source
