@@ -292,6 +292,26 @@ class Affine:
             return None
         return Affine({m: c // k for m, c in self._terms.items()}, self._deps)
 
+    def div_monomial(self, d: "Affine") -> "Affine | None":
+        """``self / d`` for ``d`` a constant or one monomial (``4``, ``BK``, ``2*blockDim.x``),
+        when every term of ``self`` is a multiple of it; else None."""
+        if d.is_const():
+            return self.exact_div(d.value()) if d.value() else None
+        if len(d._terms) != 1:
+            return None
+        [(mono, c)] = d._terms.items()
+        out = {}
+        for m, k in self._terms.items():
+            rest = list(m)
+            for s in mono:
+                if s not in rest:
+                    return None
+                rest.remove(s)
+            if k % c:
+                return None
+            out[tuple(rest)] = k // c
+        return Affine(out, {s: self.depends(s) for s in self.symbols()})
+
     # ------------------------------------------------------------------- printing
     def __str__(self) -> str:
         if not self._terms:

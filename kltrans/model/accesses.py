@@ -801,23 +801,8 @@ def _dominates(d: _Site, use: "Node") -> bool:
 
 def _div_or(a: Affine, d: Affine, fallback: Affine) -> Affine:
     """``a / d`` when every term of ``a`` divides by the monomial ``d``, else ``fallback``."""
-    if d.is_const():
-        q = a.exact_div(d.value()) if d.value() else None
-        return fallback if q is None else q
-    if len(d.terms) != 1:
-        return fallback
-    [(mono, c)] = d.terms.items()
-    out = {}
-    for m, k in a.terms.items():
-        rest = list(m)
-        for s in mono:
-            if s not in rest:
-                return fallback
-            rest.remove(s)
-        if k % c:
-            return fallback
-        out[tuple(rest)] = k // c
-    return Affine(out, {s: a.depends(s) for s in a.symbols()})
+    q = a.div_monomial(d)
+    return fallback if q is None else q
 
 
 def _ident_of(node: "Node | None", stop=("identifier",)) -> "Node | None":

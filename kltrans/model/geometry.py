@@ -365,22 +365,6 @@ def _symbol_role(ctx: _Ctx, sym: str) -> Role | None:
     return Role(kind, d, reason=sym) if kind and d in _DIMS else None
 
 
-def _div(a: Affine, s: Affine) -> Affine | None:
-    """``a / s`` for a monomial ``s``, when every term of ``a`` is a multiple of it."""
-    (sm, sc), = s.terms.items()
-    out = {}
-    for m, c in a.terms.items():
-        rest = list(m)
-        for x in sm:
-            if x not in rest:
-                return None
-            rest.remove(x)
-        if c % sc:
-            return None
-        out[tuple(rest)] = c // sc
-    return Affine(out)
-
-
 def _classify(ctx: _Ctx, a: Affine) -> tuple[Role | None, str]:
     """The role of a polynomial over the geometry's symbols, with the assumption it rests
     on ("" when none), or None and why."""
@@ -427,7 +411,7 @@ def _grid_size(ctx: _Ctx, a: Affine):
         return None, ""
     for d in _DIMS:
         if f"gridDim.{d}" in a.symbols():
-            s = _div(a, Affine.sym(f"gridDim.{d}"))
+            s = a.div_monomial(Affine.sym(f"gridDim.{d}"))
             if s is None or s == Affine.const(1):
                 return None, f"gridDim.{d} counts blocks, not threads"
             ok, why = _block_size(ctx, s, d)
@@ -451,7 +435,7 @@ def _global(ctx: _Ctx, a: Affine):
         s = rest.coeff(b) if role is not None and role.kind == "block" else None
         if s is None or len(s.terms) != 1:
             continue
-        q = _div(rest, s)
+        q = rest.div_monomial(s)
         q_role = _classify(ctx, q)[0] if q is not None else None
         if q_role is None or q_role.kind != "block" or q_role.split is not None:
             continue
