@@ -27,10 +27,11 @@ from kltrans.analysis.warps import warp_primitives
 from kltrans.match import Rule
 from kltrans.match.predicates import pure
 from kltrans.passes import Bool, Choice, Identifier, IntRange, OneOf, Pass, Precondition, option
+from kltrans.model.launch import block_dim, grid_dim
 from kltrans.syntax import Edit
 from kltrans.passes.rewrite import (
     call_parts, contract_of, declarator_ident as _declarator_ident, declared_names,
-    header_expr, indent_of as line_indent, inside, int_text, norm, statements)
+    header_expr, indent_of as line_indent, inside, int_text, norm, statements, unwrap)
 
 if TYPE_CHECKING:  # pragma: no cover
     from tree_sitter import Node
@@ -355,6 +356,7 @@ GUARD_PRECONDITIONS = (
 )
 
 STRIDE = "blockDim.x * gridDim.x"
+LOOP_STRIDES = {"bg": STRIDE, "gb": "gridDim.x * blockDim.x"}
 GRID_SIZE = Affine.sym("blockDim.x") * Affine.sym("gridDim.x")
 FOLD_OPS = {"+=": "+", "|=": "|", "&=": "&", "^=": "^"}
 FOLD_ATOMIC = {"+": "atomicAdd", "|": "atomicOr", "&": "atomicAnd", "^": "atomicXor"}
@@ -425,6 +427,10 @@ GS_PRECONDITIONS = tuple(
     Precondition(p.name, p.category, p.doc + " (or one atomic publishing a fold "
                  "after it)", check_sole_work_fold) if p.name == "sole-work" else p
     for p in GUARD_PRECONDITIONS)
+KNOWN_CAP = Precondition(
+    "known-cap", "hardware", "a cap given by name (max_blocks=MAX_BLOCKS) is a positive "
+    "integer constant of the file, so the launch header can be evaluated",
+    lambda site, ctx: Verdict.unknown("depends on the max_blocks option (GridStride.check)"))
 STRIDE_FORMS = {"bg": "blockDim.x * gridDim.x", "gb": "gridDim.x * blockDim.x",
                 "cast-bg": "({T})blockDim.x * gridDim.x", "cast-gb": "({T})gridDim.x * blockDim.x"}
 
@@ -486,12 +492,13 @@ class GridStride(Pass):
     kind = "optimize"
     inverse = "one-per-thread"
     anchor = GUARD
-    preconditions = GS_PRECONDITIONS
+    preconditions = GS_PRECONDITIONS + (KNOWN_CAP,)
 
     max_blocks: int | str = option(
         1024, OneOf(IntRange(1, 2**31 - 1, step_values=(132, 264, 528, 1024, 2048, 4096)),
-                    Choice("none")),
-        "cap of the grid (blocks), or none to keep the grid", tune=True)
+                    Identifier(("none",))),
+        "cap of the grid (blocks): a number or an integer constant of the file, or none to "
+        "keep the grid", tune=True)
     fold: bool = option(True, Bool(), "move the index declaration into the loop header when it "
                         "is the statement just before the guard")
     stride: str = option("none", Identifier(("none",)),
@@ -505,6 +512,26 @@ class GridStride(Pass):
     work: int = option(1, IntRange(1, 4096, step_values=(1, 2, 4, 8, 16, 32)),
                        "elements per thread the capped grid is sized for: "
                        "min(ceil_div(n, B * work), cap)", tune=True)
+    loop_stride: str = option("bg", Choice(*LOOP_STRIDES),
+                              "spelling of the stride in the loop (stride=none): bg "
+                              "(blockDim.x * gridDim.x) or gb (gridDim.x * blockDim.x)")
+
+    def check(self, site, ctx):
+        """The preconditions; known-cap depends on the ``max_blocks`` option."""
+        return [(p, self._known_cap(site) if p is KNOWN_CAP else v)
+                for p, v in super().check(site, ctx)]
+
+    def _known_cap(self, site) -> Verdict:
+        if not isinstance(self.max_blocks, str) or self.max_blocks == "none":
+            return Verdict.yes(f"the cap is {self.max_blocks}")
+        c, why = contract_of(site)
+        if c is None:
+            return Verdict.no(why)
+        v = dict(c.constants).get(self.max_blocks)
+        if v is None or v <= 0:
+            return Verdict.no(f"{self.max_blocks} is not a positive integer constant of the "
+                              f"file: the launch header could not be evaluated")
+        return Verdict.yes(f"{self.max_blocks} = {v}")
 
     def rewrite(self, site, ctx):
         g = guarded(site)
@@ -518,9 +545,11 @@ class GridStride(Pass):
                  unit.text(m) == i and m.start_byte >= g.stmt.end_byte]
         if self.fold and not later and prev is not None and prev.id == d.decl.id and \
                 not unit.source[d.decl.end_byte:g.stmt.start_byte].strip():
-            header = f"for ({d.type_text} {i} = {unit.text(d.value)}; {i} < {n}; {i} += {STRIDE})"
+            header = (f"for ({d.type_text} {i} = {unit.text(d.value)}; {i} < {n}; "
+                      f"{i} += {LOOP_STRIDES[self.loop_stride]})")
             return [Edit(d.decl.start_byte, g.cond.end_byte, header)]
-        edits = [Edit(g.stmt.start_byte, g.cond.end_byte, f"for (; {i} < {n}; {i} += {STRIDE})")]
+        edits = [Edit(g.stmt.start_byte, g.cond.end_byte,
+                      f"for (; {i} < {n}; {i} += {LOOP_STRIDES[self.loop_stride]})")]
         if d.const is not None:
             end = d.const.end_byte
             while unit.source[end:end + 1] in (b" ", b"\t"):
@@ -552,7 +581,7 @@ class GridStride(Pass):
             cd = call_parts(g)
             if cd is not None and len(cd[1]) == 2 and int_text(cd[1][1]) is not None:
                 g = f"{cd[0]}({cd[1][0]}, {int_text(cd[1][1]) * self.work})"
-        return contract.with_(grid=(f"min({g}, {self.max_blocks})",))
+        return contract.with_(grid=(f"min({unwrap(g)}, {self.max_blocks})",))
 
     def inverse_for(self, site, ctx):
         d = index_decl(site.unit, site.function, guarded(site).index)
@@ -628,53 +657,35 @@ def bound_param(site) -> str | None:
     return m.group(1) if m and m.group(1) in params else None
 
 
-def _work_grid(site, contract, g: str):
-    """(ceil_div(n, B), work) when ``g`` is ceil_div(n, B * work) for the bound's
-    parameter n and the launch's block B (a number, or a macro or constexpr of the file;
-    a divisor spelled as the block itself is work 1); else None."""
-    cd = call_parts(g)
-    p = bound_param(site)
-    if cd is None or len(cd[1]) != 2 or p is None or norm(cd[1][0]) != p:
-        return None
-    if norm(cd[1][1]) == norm(contract.block[0]):
-        return f"{cd[0]}({p}, {contract.block[0].strip()})", 1
-    consts = dict(contract.constants)
-
-    def value(text: str):
-        v = int_text(text)
-        v = consts.get(text.strip()) if v is None else v
-        return v if isinstance(v, int) and v > 0 else None
-
-    b, c = value(contract.block[0]), value(cd[1][1])
-    if b is None or c is None or c % b:
-        return None
-    return f"{cd[0]}({p}, {b})", c // b
-
-
 def uncapped_grid(site, contract) -> tuple[str | None, str]:
-    """(the grid giving one thread per element, why) from a capped or covering grid."""
-    g = contract.grid[0]
-    got = call_parts(g, ("min",))
-    if got is not None and len(got[1]) == 2 and int_text(got[1][1]) is not None:
-        w = _work_grid(site, contract, got[1][0])
-        if w is not None and w[1] > 1:
-            return w[0], (f"grid=min({got[1][0]}, {got[1][1]}) sized for {w[1]} elements per "
-                          f"thread: {w[0]} gives every element a thread")
-        if w is not None:
-            return header_expr(got[1][0]), f"grid=min({got[1][0]}, {got[1][1]}) uncapped"
-        # not ceil_div(N, B * k) for the loop's bound N and the block B: uncapping it
-        # alone would keep a grid sized for k elements per thread (most left unwritten)
-        return None, (f"grid=min({got[1][0]}, {got[1][1]}): cannot tell how many elements "
-                      f"a thread was sized for (not ceil_div(N, block * k) with N the loop "
-                      f"bound and block {contract.block[0]}), so no grid is known to give "
-                      f"every element a thread")
-    cd = call_parts(g)
+    """(the grid giving one thread per element, why) from a capped or covering grid, read
+    through the launch model (:func:`kltrans.model.launch.grid_dim`)."""
+    gd, block = grid_dim(contract), block_dim(contract)
     n = norm(site.text("N"))
-    if cd is not None and len(cd[1]) == 2 and norm(cd[1][0]) == n and \
-            norm(cd[1][1]) == norm(contract.block[0]):
-        return g, f"grid={g} already gives every element a thread"
-    return None, (f"grid={g} is neither min(G, cap) nor {cd[0] if cd else 'ceil_div'}({n}, "
-                  f"{contract.block[0]}): cannot tell which grid gives every element a thread")
+    if not gd.covers:
+        return None, gd.reason + ": cannot tell which grid gives every element a thread"
+    p = bound_param(site)
+    if not gd.counts(n) and (p is None or not gd.counts(p)):
+        return None, (f"grid={gd.text} covers {gd.count}, not the loop bound {n}: cannot tell "
+                      f"which grid gives every element a thread")
+    work = gd.per_thread(block)
+    if gd.cap is None:
+        if work == 1:
+            return gd.text, f"grid={gd.text} already gives every element a thread"
+        return None, (f"grid={gd.text} is not one block of {block.text} threads per "
+                      f"{block.text} elements: cannot tell which grid gives every element a "
+                      f"thread")
+    if work is None:
+        # uncapping alone would keep a grid sized for k elements per thread (most left
+        # unwritten)
+        return None, (f"grid={gd.text}: cannot tell how many elements a thread was sized "
+                      f"for ({gd.per_block.text} elements per block of {block.text} threads), "
+                      f"so no grid is known to give every element a thread")
+    if work == 1:
+        return header_expr(gd.covering_text), f"grid={gd.text} uncapped"
+    g = f"ceil_div({p or gd.count}, {block.value})"
+    return g, (f"grid={gd.text} sized for {work} elements per thread: {g} gives every "
+               f"element a thread")
 
 
 def check_covering_grid(site, ctx) -> Verdict:
@@ -770,16 +781,19 @@ class OnePerThread(Pass):
         cap = "none"
         work = 1
         if c is not None:
-            got = call_parts(c.grid[0], ("min",))
-            if got is not None and len(got[1]) == 2 and int_text(got[1][1]) is not None:
-                cap = int_text(got[1][1])
-                w = _work_grid(site, c, got[1][0])
-                if w is not None:
-                    work = w[1]
+            gd = grid_dim(c)
+            if gd.cap is not None and gd.cap.value is not None:
+                name = gd.cap.text.strip()
+                cap = name if name.isidentifier() else gd.cap.value
+                work = gd.per_thread(block_dim(c)) or 1
         opts = {}
         sd = _stride_decl(site)
         if sd is not None:
             opts = {"stride": sd[1], "stride_type": sd[2], "stride_form": sd[3]}
+        else:
+            s = re.sub(r"\s+", "", site.text("S"))
+            opts = {"loop_stride": next((k for k, v in LOOP_STRIDES.items()
+                                         if re.sub(r"\s+", "", v) == s), "bg")}
         return GridStride(max_blocks=cap, fold="E" in site.match.bindings, work=work, **opts)
 
 

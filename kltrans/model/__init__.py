@@ -18,6 +18,10 @@ spelling applies to every other. Results are computed once per unit (``Unit.memo
 - :mod:`~kltrans.model.accesses` — every global and shared load and store: the array it
   reaches through aliases, casts, accessor structs and pointer advances, its element type,
   its width (vector views) and its index as a polynomial.
+- :mod:`~kltrans.model.launch` — launch geometry: each grid dimension of a launch
+  contract read as the count it covers, the elements per block and a cap
+  (``min(ceil_div(n, 4 * BLOCK), MAX_BLOCKS)``, ``(n + 255) / 256``), numbers resolved
+  through the file's constants.
 - :mod:`~kltrans.model.collectives` — reductions and scans across a warp, a block and the
   grid (shuffle loops in any spelling and in helpers, ``cg::reduce``, shared-memory trees,
   warp slots, leader atomics, Hillis–Steele, Blelloch, look-back), and synchronizations.

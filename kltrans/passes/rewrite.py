@@ -282,6 +282,21 @@ def header_expr(text: str) -> str:
     return text.strip()
 
 
+def unwrap(text: str) -> str:
+    """``text`` without the parentheses around all of it (``((a + b))`` -> ``a + b``;
+    ``(a) + (b)`` is left as it is)."""
+    t = text.strip()
+    while t.startswith("(") and t.endswith(")"):
+        depth = 0
+        for k, ch in enumerate(t):
+            depth += ch == "("
+            depth -= ch == ")"
+            if depth == 0 and k < len(t) - 1:
+                return t
+        t = t[1:-1].strip()
+    return t
+
+
 def int_text(text: str) -> int | None:
     """The integer a literal (``256``, ``4u``) spells, else None."""
     m = re.fullmatch(r"\s*(\d+)[uUlL]*\s*", text)

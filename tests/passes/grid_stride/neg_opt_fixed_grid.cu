@@ -1,5 +1,5 @@
 // RUN: kltrans opt -p 'one-per-thread'
-// CHECK-SKIP: covering-grid: is neither min(G, cap) nor ceil_div(n, 256)
+// CHECK-SKIP: covering-grid: grid=528: it is neither ceil_div(n, d) nor (n + d - 1) / d
 // The grid is a fixed 528 blocks (4 per SM of a 132-SM GPU): nothing says which grid
 // would give every element its own thread.
 // kltrans: launch fill grid=528 block=256

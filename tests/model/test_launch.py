@@ -1,0 +1,78 @@
+"""The launch model reads a grid dimension as count, elements per block and cap, in the
+spellings launch code uses; a grid it cannot read says why."""
+
+from __future__ import annotations
+
+import pytest
+
+from kltrans.model.launch import Extent, block_dim, grid_dim, read_grid
+from kltrans.syntax.contract import contracts
+from kltrans.syntax.unit import parse
+
+CONSTS = {"BLOCK": 256, "MAX_BLOCKS": 1024, "VEC": 4}
+
+# grid text, count, per-block text, per-block value, cap text (None: uncapped)
+READ = [
+    ("ceil_div(n, 256)", "n", "256", 256, None),
+    ("CEIL_DIV(rows, BLOCK)", "rows", "BLOCK", 256, None),
+    ("(n + 255) / 256", "n", "256", 256, None),
+    ("(n + 256 - 1) // 256", "n", "256", 256, None),
+    ("(n + BLOCK - 1) / BLOCK", "n", "BLOCK", 256, None),
+    ("(count + (T - 1)) / T", "count", "T", None, None),
+    ("(n + T) / T", None, None, None, None),  # rounds up one block too many: refused
+    ("(n + T - 1) / T", "n", "T", None, None),  # a template parameter: no value
+    ("min(ceil_div(n, VEC * BLOCK), MAX_BLOCKS)", "n", "VEC * BLOCK", 1024, "MAX_BLOCKS"),
+    ("min(1024, (n + 255) / 256)", "n", "256", 256, "1024"),
+    ("min(ceil_div(4096, 256), 1024)", "4096", "256", 256, "1024"),
+]
+
+
+@pytest.mark.parametrize("text,count,per_text,per_value,cap", READ)
+def test_a_grid_reads_as_count_per_block_and_cap(text, count, per_text, per_value, cap):
+    gd = read_grid(text, CONSTS)
+    assert gd.count == count, gd.reason
+    if count is None:
+        assert "neither ceil_div(n, d) nor (n + d - 1) / d" in gd.reason
+        return
+    assert gd.per_block == Extent(per_text, per_value)
+    assert (gd.cap.text if gd.cap else None) == cap
+    if cap == "MAX_BLOCKS":
+        assert gd.cap.value == 1024
+
+
+# refused: what is not a covering grid, each with its reason
+REFUSED = [
+    ("528", "neither ceil_div"),  # a fixed grid: no count
+    ("max(1, ceil_div(n, 256))", "neither ceil_div"),  # max() is no cap
+    ("min(ceil_div(n, 256), ceil_div(m, 256))", "neither is a cap"),
+    ("(n + 254) / 256", "neither ceil_div"),  # not a round-up
+    ("rows * cols", "neither ceil_div"),
+    ("n +", "not an expression"),
+]
+
+
+@pytest.mark.parametrize("text,why", REFUSED)
+def test_what_is_not_a_covering_grid_says_why(text, why):
+    gd = read_grid(text, CONSTS)
+    assert not gd.covers and why in gd.reason
+
+
+def test_elements_per_thread_from_the_block_and_the_per_block_count():
+    gd = read_grid("min(ceil_div(n, VEC * BLOCK), MAX_BLOCKS)", CONSTS)
+    assert gd.per_thread(Extent("BLOCK", 256)) == 4
+    assert gd.per_thread(Extent("128", 128)) == 8
+    assert gd.per_thread(Extent("384", 384)) is None  # 1024 / 384 does not divide
+    assert read_grid("(n + T - 1) / T", {}).per_thread(Extent("T", None)) == 1
+    assert read_grid("(n + T - 1) / T", {}).per_thread(Extent("256", 256)) is None
+    assert gd.counts("(n)") and not gd.counts("m")
+
+
+def test_a_contract_is_read_with_the_file_constants():
+    unit = parse(b"#define THREADS 128\nconstexpr int CAP = 4 * 132;\n"
+                 b"// kltrans: launch k grid=min((n + THREADS - 1) / THREADS, CAP) block=THREADS\n"
+                 b"__global__ void k(float* y, int n) {}\n")
+    c = contracts(unit)["k"]
+    gd, block = grid_dim(c), block_dim(c)
+    assert (gd.count, gd.cap.value, block.value) == ("n", 528, 128)
+    assert gd.per_thread(block) == 1 and gd.covering_text == "(n + THREADS - 1) / THREADS"
+    assert grid_dim(c, 1).text == "1" and not grid_dim(c, 1).covers
