@@ -97,8 +97,13 @@ def _make_two_step(tmp_path):
 
 def test_two_step_difference_is_explained_at_depth_2_and_the_pipeline_reproduces_b(tmp_path, capsys):
     a, b = _make_two_step(tmp_path)
-    one = explain(a.read_text(), b.read_text(), depth=1, assume=("no_alias(*)",))
+    one = explain(a.read_text(), b.read_text(), depth=1, assume=("no_alias(*)",), code=False)
     assert not one.exact and one.residual is not None and not one.residual.equal
+    # up to machine code one pass is enough: NVRTC unrolls the loop fully by itself, so
+    # the manual unroll does not change the cubin
+    code = explain(a.read_text(), b.read_text(), depth=1, assume=("no_alias(*)",))
+    assert code.exact and code.equal == "machine code"
+    assert [s.spec.split("{")[0] for s in code.steps] == ["add-launch-bounds"]
     e = explain(a.read_text(), b.read_text(), depth=2, assume=("no_alias(*)",),
                 a_path="a.cu", b_path="b.cu")
     assert e.exact and len(e.steps) == 2
@@ -156,3 +161,34 @@ def test_equal_files_explain_as_the_empty_pipeline(capsys):
     e = explain(open(a).read(), open(b).read())
     assert e.exact and e.direction == "equal" and e.pipeline == ""
     assert main(["diff", a, b, "--explain"]) == 0
+
+
+SAME = os.path.join(HERE, "data", "diff", "explain")
+
+
+def _same_code(x: str) -> tuple[str, str]:
+    return (open(os.path.join(SAME, "same_code_a.cu")).read(),
+            open(os.path.join(SAME, f"same_code_{x}.cu")).read())
+
+
+def test_a_step_that_gives_the_program_of_b_is_explained_up_to_machine_code():
+    a, b = _same_code("b")
+    e = explain(a, b, depth=1)
+    assert e.exact and e.equal == "machine code" and e.direction == "forward"
+    assert e.steps[0].spec.startswith("grid-stride{max-blocks=1024,")
+    assert e.to_json()["equal"] == "machine code"
+    # token for token, no pass writes B (its named cap and comments are new)
+    assert not explain(a, b, depth=1, code=False).exact
+
+
+def test_explained_backwards_when_the_simplify_pass_gives_the_program_of_a():
+    a, c = _same_code("c")  # a cap of 1000 blocks: no option variant writes it
+    e = explain(a, c, depth=2)  # the second level searches backwards from C
+    assert e.exact and e.direction == "inverse" and e.equal == "machine code"
+    assert [s.spec for s in e.inverse_steps] == ["one-per-thread{const=false}"]
+
+
+def test_other_machine_code_is_not_explained():
+    a, d = _same_code("d")  # ok: v >= 0.0f compiles to another comparison
+    e = explain(a, d, depth=1)
+    assert not e.exact and e.residual is not None

@@ -43,6 +43,10 @@ def register(sub) -> None:
                     help="--explain: bring both sides to canonical form first (kltrans opt -p "
                          "canonicalize, checked to keep the machine code); the explanation "
                          "then holds up to canonical form")
+    sp.add_argument("--tokens", action="store_true",
+                    help="--explain: count only a result equal to B token for token (by "
+                         "default one that compiles to B's machine code with the same launches "
+                         "also counts, and the output says so)")
     sp.add_argument("--json", action="store_true", help="machine-readable output "
                     "(same as --format json)")
     sp.set_defaults(func=cmd_diff)
@@ -132,7 +136,7 @@ def _explain(args, fd):
     try:
         return explain(d.a, d.b, depth=args.depth, assume=tuple(args.assume), arch=args.arch,
                        kernel=args.kernel, a_path=args.a, b_path=args.b,
-                       canonical=args.canonicalize)
+                       canonical=args.canonicalize, code=not args.tokens)
     except AssumptionError as e:
         return _error(str(e))
 
@@ -160,11 +164,15 @@ def _print_explanation(e, args, color: bool) -> None:
         print("reproduce: " + "\n           ".join(e.commands()))
         for alt in e.alternatives:
             print("also: " + ", ".join(s.describe() for s in alt))
-        print("residual: none")
+        print("residual: none" if e.equal == "tokens" else
+              f"residual: none in the program: the result compiles to {e.b_path}'s machine "
+              f"code and launches alike (its text differs: comments, unused macros or names "
+              f"the compiler drops)")
         return
     if e.exact:  # B gives A, but no inverse reproduces B
+        gives = "gives" if e.equal == "tokens" else "gives the program of (same machine code)"
         print(f"explained backwards: {', '.join(s.describe() for s in e.inverse_steps)} "
-              f"applied to {e.b_path} gives {e.a_path}; no inverse pass reproduces "
+              f"applied to {e.b_path} {gives} {e.a_path}; no inverse pass reproduces "
               f"{e.b_path} from {e.a_path}")
         return
     print(f"not explained: no sequence of at most {args.depth} registered pass(es) turns "

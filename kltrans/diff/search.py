@@ -84,6 +84,10 @@ class Explanation:
     # with canonical=True: the canonicalization steps on each side ({"a": n, "b": m,
     # "notes": [...]}); the steps then turn canonical A into canonical B
     canonical: dict | None = None
+    # how the result equals the goal: "tokens" (kltrans diff finds no difference) or
+    # "machine code" (it compiles to the goal's cubin and launches alike: comments,
+    # names the compiler drops, unused macros may differ)
+    equal: str = "tokens"
 
     @property
     def pipeline(self) -> str:
@@ -139,6 +143,8 @@ class Explanation:
              "residual": None}
         if self.canonical is not None:
             d["canonical"] = self.canonical
+        if self.exact:
+            d["equal"] = self.equal
         if self.residual is not None:
             r = self.residual.to_json()
             d["residual"] = {"actions": r["actions"], "hunks": r["hunks"], "stat": r["stat"]}
@@ -349,7 +355,7 @@ def _replay(a: "Unit", steps: list[Step], passes: list, ctx, run_pass) -> "Unit 
 def explain(a_src, b_src, depth: int = 2, assume: tuple = (), arch: str | None = None,
             kernel: str | None = None, passes: list[str] | None = None,
             a_path: str = "A.cu", b_path: str = "B.cu", time_limit: float | None = None,
-            variants: bool = True, canonical: bool = False) -> Explanation:
+            variants: bool = True, canonical: bool = False, code: bool = True) -> Explanation:
     """Search for a pass sequence of at most ``depth`` passes that turns A into B.
 
     ``a_src``/``b_src``: source text or :class:`~kltrans.syntax.Unit`. ``assume``, ``arch``,
@@ -357,7 +363,11 @@ def explain(a_src, b_src, depth: int = 2, assume: tuple = (), arch: str | None =
     pass names to use (default: the whole registry). ``canonical``: both sides are
     canonicalized first (:mod:`kltrans.passes.canonical`, checked to keep the machine
     code); the explanation then holds up to canonical form, and its pipeline starts with
-    ``canonicalize`` when A was not canonical.
+    ``canonicalize`` when A was not canonical. ``code``: when no sequence gives B token
+    for token, a state of the search that compiles to B's machine code (or, backwards,
+    to A's) with the same launches counts (``equal`` says "machine code"): the passes
+    then give B's program, spelled another way (comments, an unused macro, names the
+    compiler drops).
     """
     from kltrans.passes.facts import Context
     from kltrans.passes.manager import run_pass
@@ -416,6 +426,10 @@ def explain(a_src, b_src, depth: int = 2, assume: tuple = (), arch: str | None =
         else:
             db += 1
             front_b = new_front
+    equal = "tokens"
+    if not found and code:
+        found = _same_program(a, b, fwd, bwd, arch, deadline)
+        equal = "machine code"
     secs = time.perf_counter() - t0
     if found:
         steps, inv_steps, direction = found[0]
@@ -423,7 +437,7 @@ def explain(a_src, b_src, depth: int = 2, assume: tuple = (), arch: str | None =
         return Explanation(exact=True, direction=direction, steps=lead + steps,
                            inverse_steps=inv_steps, alternatives=alts,
                            depth=max(len(steps), len(inv_steps)), seconds=secs,
-                           tried=search.tried, **common)
+                           tried=search.tried, equal=equal, **common)
     # the closest forward state, and what is left
     from kltrans.diff.core import diff_units
 
@@ -482,6 +496,32 @@ def _build(meets, a, b, ctx, run_pass) -> list[tuple[list[Step], list[Step], str
     out.sort(key=lambda x: (not x[0], rank.get(x[2], 3), _groups(x[0]),
                             sum(s.site is not None for s in x[0]), len(x[0])))
     return out
+
+
+CODE_CANDIDATES = 6  # states per side compiled for the machine-code comparison
+
+
+def _same_program(a, b, fwd, bwd, arch, deadline) -> list[tuple[list[Step], list[Step], str]]:
+    """A forward state with B's program, or a backward state with A's (the closest few
+    of each side by their tokens, compiled with NVRTC): as :func:`_build` gives them."""
+    from kltrans.passes.canonical import same_program
+
+    def closest(states, goal):
+        key = [(n.type, n.label) for n in _leaves(goal)]
+        ranked = sorted((st for st in states.values() if st.chain),
+                        key=lambda st: -difflib.SequenceMatcher(
+                            None, [(n.type, n.label) for n in _leaves(st.unit)], key,
+                            autojunk=False).ratio())
+        return ranked[:CODE_CANDIDATES]
+
+    for states, goal, forward in ((fwd, b, True), (bwd, a, False)):
+        for st in closest(states, goal):
+            if deadline is not None and time.perf_counter() > deadline:
+                return []
+            if same_program(st.unit, goal, arch)[0]:
+                steps = [mv.step() for mv, _ in st.chain]
+                return [(steps, [], "forward")] if forward else [([], steps, "inverse")]
+    return []
 
 
 def _groups(steps: list[Step]) -> int:

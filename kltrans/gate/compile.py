@@ -1017,6 +1017,60 @@ def cubin_functions(cubin: bytes) -> list[str]:
         return []
 
 
+def cubin_sections(cubin: bytes) -> dict[str, str]:
+    """Section name -> a hash of its contents (``nobits:SIZE`` for a section with no
+    contents) of a cubin; empty for anything that is not an ELF64 image."""
+    import hashlib
+    import struct
+
+    if len(cubin) < 64 or cubin[:4] != b"\x7fELF" or cubin[4] != 2:
+        return {}
+    try:
+        shoff, = struct.unpack_from("<Q", cubin, 0x28)
+        shentsize, shnum, shstrndx = struct.unpack_from("<HHH", cubin, 0x3A)
+        heads = [struct.unpack_from("<IIQQQQIIQQ", cubin, shoff + i * shentsize)
+                 for i in range(shnum)]
+        names = heads[shstrndx][4]
+        out = {}
+        for name, typ, _fl, _ad, off, size, *_ in heads:
+            key = cubin[names + name:cubin.index(b"\0", names + name)].decode("utf-8", "replace")
+            out[key] = f"nobits:{size}" if typ == 8 else \
+                hashlib.sha256(cubin[off:off + size]).hexdigest()
+        return out
+    except (struct.error, IndexError, ValueError):
+        return {}
+
+
+_CODE = (".text.", ".rel.text.", ".rela.text.", ".nv.constant0.", ".nv.shared.", ".nv.local.")
+_DATA = (".nv.constant", ".nv.global", ".data", ".bss")
+
+
+def same_kernel_code(a: bytes, b: bytes) -> bool:
+    """Whether two cubins hold the same kernels: the same code, relocations, parameter
+    banks, shared and local memory of every function, and the same contents of every data
+    section both have. A data section only one side has (a file-scope ``constexpr`` or an
+    unused global) counts only when some code has relocations (could address it): with
+    none, identical code cannot reach it. Metadata (symbol and string tables, ``.nv.info``,
+    debug frames) is not compared."""
+    sa, sb = cubin_sections(a), cubin_sections(b)
+    if not sa or not sb:
+        return False
+    code_a = {k: v for k, v in sa.items() if k.startswith(_CODE)}
+    code_b = {k: v for k, v in sb.items() if k.startswith(_CODE)}
+    if code_a != code_b or not any(k.startswith(".text.") for k in code_a):
+        return False
+    relocated = any(k.startswith((".rel.text.", ".rela.text.")) for k in code_a)
+    for k in set(sa) | set(sb):
+        if not k.startswith(_DATA) or k.startswith(_CODE):
+            continue
+        if k in sa and k in sb:
+            if sa[k] != sb[k]:
+                return False
+        elif relocated:
+            return False
+    return True
+
+
 def parse_resources(log: str, lowered_names: dict | None = None) -> dict[str, KernelResources]:
     """Per-kernel resources from a ``ptxas -v`` log, keyed as :class:`CompileResult` says:
     by the name expression that lowered to the kernel, else by its plain name when that is

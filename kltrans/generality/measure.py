@@ -59,6 +59,7 @@ def explain_task(item: dict) -> dict:
     out.update(explained=total if e.exact else max(0, total - left), full=bool(e.exact),
                pipeline=",".join(s.spec for s in (e.steps or e.inverse_steps)),
                direction=e.direction, tried=e.tried,
+               equal=e.equal if e.exact else None,
                seconds=round(time.perf_counter() - t0, 2))
     if not e.exact:
         out["reason"] = (f"no sequence of at most {item.get('depth', 2)} passes gives B; "

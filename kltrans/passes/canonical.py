@@ -285,6 +285,31 @@ def machine_code(unit: "Unit", arch: str | None) -> tuple[str | None, str]:
     return hashlib.sha256(r.cubin).hexdigest(), ""
 
 
+def same_program(a: "Unit", b: "Unit", arch: str | None) -> tuple[bool, str]:
+    """Whether two units are one program: they launch alike
+    (:func:`kltrans.model.launch.same_launch`) and NVRTC compiles them to the same kernels
+    (:func:`kltrans.gate.compile.same_kernel_code`: comments, names the compiler drops and
+    unused file-scope constants may differ)."""
+    from kltrans.gate.compile import CompileError, compile_unit, same_kernel_code
+    from kltrans.model.launch import same_launch
+
+    ok, why = same_launch(a, b)
+    if not ok:
+        return False, why
+    cubins = []
+    for u in (a, b):
+        try:
+            r = compile_unit(u, arch=arch or "sm_90")
+        except (CompileError, ValueError) as e:
+            return False, f"not compared: NVRTC cannot be used ({e})"
+        if not r.ok or not r.cubin:
+            return False, f"{u.path} does not compile"
+        cubins.append(r.cubin)
+    if same_kernel_code(*cubins):
+        return True, "the same kernels and launches"
+    return False, "other machine code"
+
+
 def canonicalize(unit: "Unit", only: set[str] | None = None, check: bool = True,
                  arch: str | None = None, table: dict | None = None
                  ) -> tuple["Unit", list[Step], list[str]]:

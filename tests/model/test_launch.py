@@ -76,3 +76,22 @@ def test_a_contract_is_read_with_the_file_constants():
     assert (gd.count, gd.cap.value, block.value) == ("n", 528, 128)
     assert gd.per_thread(block) == 1 and gd.covering_text == "(n + THREADS - 1) / THREADS"
     assert grid_dim(c, 1).text == "1" and not grid_dim(c, 1).covers
+
+
+def _unit(header: str, pre: str = ""):
+    return parse((pre + f"// kltrans: launch k {header}\n"
+                  "__global__ void k(float* y, int n) {}\n").encode())
+
+
+def test_launches_compare_as_functions_of_the_sizes():
+    from kltrans.model.launch import same_launch
+
+    a = _unit("grid=ceil_div(n, BLOCK_SIZE) block=BLOCK_SIZE", "#define BLOCK_SIZE 256\n")
+    assert same_launch(a, _unit("grid=((n + 255) / 256) block=256"))[0]
+    ok, why = same_launch(a, _unit("grid=((n + 127) / 128) block=128"))
+    assert not ok and "grid" in why  # other grid and block
+    ok, why = same_launch(a, _unit("grid=ceil_div(n, 256) block=256 smem=(4 * n)"))
+    assert not ok and "smem" in why
+    other = parse(b"// kltrans: launch j grid=ceil_div(n, 256) block=256\n"
+                  b"__global__ void j(float* y, int n) {}\n")
+    assert "kernels" in same_launch(a, other)[1]
