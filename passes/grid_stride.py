@@ -431,6 +431,7 @@ KNOWN_CAP = Precondition(
     "known-cap", "hardware", "a cap given by name (max_blocks=MAX_BLOCKS) is a positive "
     "integer constant of the file, so the launch header can be evaluated",
     lambda site, ctx: Verdict.unknown("depends on the max_blocks option (GridStride.check)"))
+STRIDE_TYPES = ("size_t", "int", "unsigned", "unsigned int")
 STRIDE_FORMS = {"bg": "blockDim.x * gridDim.x", "gb": "gridDim.x * blockDim.x",
                 "cast-bg": "({T})blockDim.x * gridDim.x", "cast-gb": "({T})gridDim.x * blockDim.x"}
 
@@ -478,7 +479,11 @@ class GridStride(Pass):
     stride by ``blockDim.x * gridDim.x`` in the loop; a name: declare it as ``const
     stride_type NAME = ...;`` after the declaration of the index's first value, spelled
     by ``stride_form``), ``work`` (the capped grid is sized for that many elements per
-    thread: ``min(ceil_div(n, B * work), cap)``; default 1).
+    thread: ``min(ceil_div(n, B * work), cap)``; default 1), ``form`` (``for``, or
+    ``while``: ``while (i < n) { body; i += stride; }``), ``loop_stride`` (the in-loop
+    stride spelled ``bg`` ``blockDim.x * gridDim.x`` or ``gb`` ``gridDim.x * blockDim.x``).
+    ``max_blocks`` may name an integer constant of the file (``MAX_BLOCKS``); known-cap
+    (hardware) refuses a name the file does not define.
 
     sole-work also accepts, after the guard, one ``atomicOp(P, acc);`` that publishes a
     per-thread fold (``acc`` declared before with 0, only ``acc op= ...`` in the body, P
@@ -504,7 +509,7 @@ class GridStride(Pass):
     stride: str = option("none", Identifier(("none",)),
                          "none: stride by blockDim.x * gridDim.x in the loop; a name: declare "
                          "the stride as that const after the loop start's declaration")
-    stride_type: str = option("size_t", Choice("size_t", "int", "unsigned"),
+    stride_type: str = option("size_t", Choice(*STRIDE_TYPES),
                               "type of the stride declaration")
     stride_form: str = option("cast-gb", Choice(*STRIDE_FORMS),
                               "spelling of the stride: bg (blockDim.x * gridDim.x), gb, "
@@ -512,6 +517,8 @@ class GridStride(Pass):
     work: int = option(1, IntRange(1, 4096, step_values=(1, 2, 4, 8, 16, 32)),
                        "elements per thread the capped grid is sized for: "
                        "min(ceil_div(n, B * work), cap)", tune=True)
+    form: str = option("for", Choice("for", "while"),
+                       "for: a for loop; while: `while (i < n) { ...; i += stride; }`")
     loop_stride: str = option("bg", Choice(*LOOP_STRIDES),
                               "spelling of the stride in the loop (stride=none): bg "
                               "(blockDim.x * gridDim.x) or gb (gridDim.x * blockDim.x)")
@@ -537,6 +544,8 @@ class GridStride(Pass):
         g = guarded(site)
         unit = site.unit
         d = index_decl(unit, site.function, g.index)
+        if self.form == "while":
+            return self._while(site, g, d)
         if self.stride != "none":
             return self._named_stride(site, g, d)
         i, n = g.index, unit.text(g.bound)
@@ -556,6 +565,47 @@ class GridStride(Pass):
                 end += 1
             edits.append(Edit.delete(d.const.start_byte, end))
         return edits
+
+    def _while(self, site, g, d):
+        """``while (i < n) { body; i += stride; }`` in place of the guard."""
+        unit = site.unit
+        i, n = g.index, unit.text(g.bound)
+        step = self.stride if self.stride != "none" else LOOP_STRIDES[self.loop_stride]
+        edits = [Edit(g.stmt.start_byte, g.cond.end_byte, f"while ({i} < {n})")]
+        body = g.body
+        if body.type == "compound_statement":
+            close = body.children[-1]
+            ind = line_indent(unit, g.stmt.start_byte)
+            inner = line_indent(unit, statements(body)[0].start_byte) if statements(body) \
+                else ind + "    "
+            at = unit.source.rfind(b"\n", 0, close.start_byte)
+            edits.append(Edit.insert(at, f"\n{inner}{i} += {step};"))
+        else:
+            ind = line_indent(unit, g.stmt.start_byte)
+            edits[0] = Edit(g.stmt.start_byte, body.end_byte,
+                            f"while ({i} < {n}) {{\n{ind}    {unit.text(body)}\n{ind}    "
+                            f"{i} += {step};\n{ind}}}")
+        edits += self._drop_const(unit, d)
+        if self.stride != "none":
+            edits.append(self._stride_decl_edit(site, d))
+        return edits
+
+    @staticmethod
+    def _drop_const(unit, d) -> list:
+        if d.const is None:
+            return []
+        end = d.const.end_byte
+        while unit.source[end:end + 1] in (b" ", b"\t"):
+            end += 1
+        return [Edit.delete(d.const.start_byte, end)]
+
+    def _stride_decl_edit(self, site, d):
+        unit, fn = site.unit, site.function
+        expr = STRIDE_FORMS[self.stride_form].replace("{T}", self.stride_type)
+        text = f"const {self.stride_type} {self.stride} = {expr};"
+        at = _start_decl(unit, fn, d) or d.decl
+        ind = line_indent(unit, at.start_byte)
+        return Edit.insert(at.end_byte, "\n" + ind + text)
 
     def _named_stride(self, site, g, d):
         unit, fn = site.unit, site.function
@@ -581,6 +631,8 @@ class GridStride(Pass):
             cd = call_parts(g)
             if cd is not None and len(cd[1]) == 2 and int_text(cd[1][1]) is not None:
                 g = f"{cd[0]}({cd[1][0]}, {int_text(cd[1][1]) * self.work})"
+            elif cd is not None and len(cd[1]) == 2 and cd[1][1].strip().isidentifier():
+                g = f"{cd[0]}({cd[1][0]}, {cd[1][1].strip()} * {self.work})"
         return contract.with_(grid=(f"min({unwrap(g)}, {self.max_blocks})",))
 
     def inverse_for(self, site, ctx):
@@ -599,12 +651,53 @@ def _start_decl(unit, fn, d):
 
 # ------------------------------------------------------------------ one-per-thread
 LOOP = Rule(any=(Rule(pattern="for ($T $I = $E; $I < $N; $I += $S) $BODY;"),
-                 Rule(pattern="for (; $I < $N; $I += $S) $BODY;")),
+                 Rule(pattern="for (; $I < $N; $I += $S) $BODY;"),
+                 Rule(pattern="while ($I < $N) $BODY;")),
             inside_kernel=True, constraints={"I": {"kind": "identifier"}})
 
 
 def _rparen(node):
+    if node.type == "while_statement":
+        return node.child_by_field_name("condition")
     return [c for c in node.children if c.type == ")"][-1]
+
+
+def while_step(site) -> "tuple[Node, Node] | str | None":
+    """For ``while (i < n) { ...; i += S; }``: (the update statement, S), or why the body
+    does not end in the loop's one update; None for a ``for`` loop."""
+    if site.node.type != "while_statement":
+        return None
+    unit, body, i = site.unit, site.match.bindings["BODY"], site.text("I")
+    stmts = statements(body) if body.type == "compound_statement" else []
+    last = stmts[-1] if stmts else None
+    e = last.named_children[0] if last is not None and last.type == "expression_statement" \
+        and last.named_children else None
+    if e is None or e.type != "assignment_expression" or \
+            unit.text(e.child_by_field_name("operator")) != "+=" or \
+            unit.text(e.child_by_field_name("left")).strip() != i:
+        return f"the while body does not end with `{i} += stride;`"
+    if any(assigned_in(unit, st, i) for st in stmts[:-1]):
+        return f"the loop body assigns {i} before its last statement"
+    return last, e.child_by_field_name("right")
+
+
+def _stride_node(site):
+    got = while_step(site)
+    return got[1] if isinstance(got, tuple) else site.match.bindings.get("S")
+
+
+def _loop_exits(unit, body) -> "Node | None":
+    """A ``break`` or ``continue`` of the loop itself (not of a loop or switch inside it)."""
+    stack = list(body.named_children)
+    while stack:
+        n = stack.pop()
+        if n.type in ("break_statement", "continue_statement"):
+            return n
+        if n.type in ("for_statement", "while_statement", "do_statement", "for_range_loop",
+                      "switch_statement", "lambda_expression"):
+            continue
+        stack.extend(n.named_children)
+    return None
 
 
 def check_loop(site, ctx) -> Verdict:
@@ -612,12 +705,20 @@ def check_loop(site, ctx) -> Verdict:
     b = site.match.bindings
     i = site.text("I")
     body = b["BODY"]
-    sa = affine_of(unit, b["S"], fn)
+    step = while_step(site)
+    if isinstance(step, str):
+        return Verdict.no(step)
+    stride = _stride_node(site)
+    sa = affine_of(unit, stride, fn)
     if sa is None or sa != GRID_SIZE:
-        return Verdict.no(f"the loop strides by `{norm(unit.text(b['S']))}`, not by the grid "
+        return Verdict.no(f"the loop strides by `{norm(unit.text(stride))}`, not by the grid "
                           "size blockDim.x * gridDim.x")
-    if assigned_in(unit, body, i):
+    if step is None and assigned_in(unit, body, i):
         return Verdict.no(f"the loop body assigns {i}")
+    ex = _loop_exits(unit, body)
+    if ex is not None:
+        return Verdict.no(f"`{unit.text(ex)}` (line {unit.line_col(ex.start_byte)[0]}) leaves "
+                          f"the loop: as an if it would not compile")
     if "E" in b:
         start = b["E"]
         a = affine_of(unit, start)
@@ -683,7 +784,7 @@ def uncapped_grid(site, contract) -> tuple[str | None, str]:
                       f"so no grid is known to give every element a thread")
     if work == 1:
         return header_expr(gd.covering_text), f"grid={gd.text} uncapped"
-    g = f"ceil_div({p or gd.count}, {block.value})"
+    g = header_expr(f"ceil_div({p or gd.count}, {block.text})")
     return g, (f"grid={gd.text} sized for {work} elements per thread: {g} gives every "
                f"element a thread")
 
@@ -711,12 +812,17 @@ class OnePerThread(Pass):
         int i = blockIdx.x * blockDim.x + threadIdx.x;
         if (i < n) y[i] += x[i];
 
-    ``for (; i < n; i += blockDim.x * gridDim.x)`` becomes ``if (i < n)``. With a grid
-    that gives every element a thread the loop runs at most once per thread, so the
-    ``if`` is the same computation.
+    ``for (; i < n; i += blockDim.x * gridDim.x)`` becomes ``if (i < n)``, and so does
+    ``while (i < n) { ...; i += stride; }`` (its last statement, the update, goes). With a
+    grid that gives every element a thread the loop runs at most once per thread, so the
+    ``if`` is the same computation. The launch is read through
+    :func:`kltrans.model.launch.grid_dim`: ``min(G, cap)`` or ``min(cap, G)`` with G
+    ``ceil_div(n, d)`` or ``(n + d - 1) / d`` and the block and cap numbers or constants of
+    the file.
 
     Preconditions: grid-stride-loop (layout: the loop starts at the global thread index,
-    its body does not assign ``i``, and ``i`` is not used after a loop that does not
+    its body does not assign ``i`` (a while loop: except its last statement), no
+    ``break``/``continue`` leaves it, and ``i`` is not used after a loop that does not
     declare it), covering-grid (hardware: the launch header's grid is ``min(G, cap)``,
     restored to ``G``, or already ``ceil_div(n, block)``).
 
@@ -767,6 +873,11 @@ class OnePerThread(Pass):
             text = f"{q}{site.text('T')} {i} = {site.text('E')};\n{indent}if ({i} < {n})"
             return [Edit(node.start_byte, rp.end_byte, text)] + extra
         edits = [Edit(node.start_byte, rp.end_byte, f"if ({i} < {n})")]
+        step = while_step(site)
+        if isinstance(step, tuple):  # the body's last statement, `i += stride;`, goes
+            s0 = unit.source.rfind(b"\n", 0, step[0].start_byte)
+            edits.append(Edit.delete(s0 if unit.source[s0:step[0].start_byte].strip() == b""
+                                     else step[0].start_byte, step[0].end_byte))
         d = index_decl(unit, site.function, i)
         if self.const and d.const is None:
             edits.append(Edit.insert(d.decl.start_byte, "const "))
@@ -786,14 +897,14 @@ class OnePerThread(Pass):
                 name = gd.cap.text.strip()
                 cap = name if name.isidentifier() else gd.cap.value
                 work = gd.per_thread(block_dim(c)) or 1
-        opts = {}
+        opts = {"form": "while"} if site.node.type == "while_statement" else {}
         sd = _stride_decl(site)
         if sd is not None:
-            opts = {"stride": sd[1], "stride_type": sd[2], "stride_form": sd[3]}
+            opts.update(stride=sd[1], stride_type=sd[2], stride_form=sd[3])
         else:
-            s = re.sub(r"\s+", "", site.text("S"))
-            opts = {"loop_stride": next((k for k, v in LOOP_STRIDES.items()
-                                         if re.sub(r"\s+", "", v) == s), "bg")}
+            s = re.sub(r"\s+", "", site.unit.text(_stride_node(site)))
+            opts["loop_stride"] = next((k for k, v in LOOP_STRIDES.items()
+                                        if re.sub(r"\s+", "", v) == s), "bg")
         return GridStride(max_blocks=cap, fold="E" in site.match.bindings, work=work, **opts)
 
 
@@ -801,8 +912,8 @@ def _stride_decl(site):
     """(declaration, name, type, form) of a top-level ``const T s = <grid size>;`` that the
     loop strides by and nothing else uses (one-per-thread removes it with the loop)."""
     unit, fn = site.unit, site.function
-    s = site.match.bindings["S"]
-    if s.type != "identifier":
+    s = _stride_node(site)
+    if s is None or s.type != "identifier":
         return None
     name = unit.text(s)
     d = index_decl(unit, fn, name)
@@ -817,6 +928,6 @@ def _stride_decl(site):
     for k, f in STRIDE_FORMS.items():
         if re.sub(r"\s+", "", f.replace("{T}", d.type_text)) == v:
             form = k
-    if form is None or d.type_text not in ("size_t", "int", "unsigned"):
+    if form is None or d.type_text not in STRIDE_TYPES:
         return None
     return d.decl, name, d.type_text, form

@@ -192,3 +192,27 @@ def test_other_machine_code_is_not_explained():
     a, d = _same_code("d")  # ok: v >= 0.0f compiles to another comparison
     e = explain(a, d, depth=1)
     assert not e.exact and e.residual is not None
+
+
+def test_a_renamed_kernel_is_explained_up_to_its_name(capsys, tmp_path):
+    a, _ = _same_code("b")
+    e0 = explain(a, a.replace("leaky_relu", "leaky_relu_v2"), depth=1)
+    assert e0.exact and e0.direction == "equal" and e0.renamed == ("leaky_relu", "leaky_relu_v2")
+    b = explain(a, _same_code("b")[1], depth=1).steps  # grid-stride, as above
+    from kltrans.passes.facts import Context
+    from kltrans.passes.manager import run_pass
+    from kltrans.passes.pipeline import parse_pipeline
+
+    after, _ = run_pass(parse(a), parse_pipeline(b[0].spec)[0], Context.from_strings(()))
+    want = after.source.decode().replace("leaky_relu", "leaky_relu_gs")
+    e = explain(a, want, depth=1)
+    assert e.exact and e.equal == "tokens" and e.renamed == ("leaky_relu", "leaky_relu_gs")
+    pa, pb = tmp_path / "a.cu", tmp_path / "b.cu"
+    pa.write_text(a)
+    pb.write_text(want)
+    main(["diff", str(pa), str(pb), "--explain"])
+    assert "kernel renamed: " in capsys.readouterr().out
+    # ok: B's name already names something in A, so no rename is made
+    clash = a.replace("float slope", "float leaky_relu_gs")
+    clash = clash.replace("slope * v", "leaky_relu_gs * v")
+    assert explain(clash, want, depth=1).renamed is None

@@ -41,7 +41,7 @@ def test_restrict_pointers_keeps_the_names(tmp_path, params):
 
 @pytest.mark.parametrize("block, bound_decl, expect", [
     # ruleid: a block given by a macro: the grid goes back to one thread per element
-    ("BLOCK", "", "ceil_div(n, 256)"),
+    ("BLOCK", "", "ceil_div(n, BLOCK)"),
     # ok: the bound is a copy of the parameter: no grid is known to cover; refused
     ("256", "    int m = n;\n", None),
 ])

@@ -148,6 +148,9 @@ def _print_explanation(e, args, color: bool) -> None:
               f"what follows holds up to canonical form")
         for n in c["notes"]:
             print(f"  note: {n}")
+    if e.renamed:
+        print(f"kernel renamed: {e.a_path}'s {e.renamed[0]} is {e.b_path}'s {e.renamed[1]}; "
+              f"what follows holds with the kernel so named")
     if e.exact and e.steps:
         how = {"forward": "passes applied to A",
                "inverse": "the inverse of passes applied to B",

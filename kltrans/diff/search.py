@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import bisect
 import difflib
+import re
 import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -88,6 +89,9 @@ class Explanation:
     # "machine code" (it compiles to the goal's cubin and launches alike: comments,
     # names the compiler drops, unused macros may differ)
     equal: str = "tokens"
+    # the kernel of A that B names otherwise, (A's name, B's name): the search ran on A
+    # with the kernel renamed (a name is not a mechanism); None when the names agree
+    renamed: tuple | None = None
 
     @property
     def pipeline(self) -> str:
@@ -145,6 +149,8 @@ class Explanation:
             d["canonical"] = self.canonical
         if self.exact:
             d["equal"] = self.equal
+        if self.renamed:
+            d["renamed"] = {"a": self.renamed[0], "b": self.renamed[1]}
         if self.residual is not None:
             r = self.residual.to_json()
             d["residual"] = {"actions": r["actions"], "hunks": r["hunks"], "stat": r["stat"]}
@@ -383,10 +389,11 @@ def explain(a_src, b_src, depth: int = 2, assume: tuple = (), arch: str | None =
         a, a_steps, a_notes = canonicalize(a, arch=arch)
         b, b_steps, b_notes = canonicalize(b, arch=arch)
         canon = {"a": len(a_steps), "b": len(b_steps), "notes": a_notes + b_notes}
+    a, renamed = _rename_kernel(a, b)
     deadline = t0 + time_limit if time_limit else None
     search = _Search(ctx, _pass_classes(passes), deadline)
     common = dict(assume=tuple(assume), arch=arch, kernel=kernel, a_path=a_path, b_path=b_path,
-                  canonical=canon)
+                  canonical=canon, renamed=renamed)
     lead = [Step("canonicalize", None, 1, 1)] if canon and canon["a"] else []
     sa, sb = signature(a), signature(b)
     if sa == sb:
@@ -496,6 +503,26 @@ def _build(meets, a, b, ctx, run_pass) -> list[tuple[list[Step], list[Step], str
     out.sort(key=lambda x: (not x[0], rank.get(x[2], 3), _groups(x[0]),
                             sum(s.site is not None for s in x[0]), len(x[0])))
     return out
+
+
+def _rename_kernel(a: "Unit", b: "Unit") -> tuple["Unit", tuple | None]:
+    """A with its kernel renamed to B's when exactly one kernel of each has no namesake in
+    the other (histories often name each version's kernel anew): every identifier of that
+    name and its launch header. A unit where B's name is already taken is left alone."""
+    from kltrans.passes.rewrite import rename
+    from kltrans.syntax.unit import parse
+
+    ka, kb = {f.name for f in a.kernels()}, {f.name for f in b.kernels()}
+    gone, new = ka - kb, kb - ka
+    if len(gone) != 1 or len(new) != 1:
+        return a, None
+    old, nw = gone.pop(), new.pop()
+    if any(n.type == "identifier" and a.text(n) == nw for n in a.walk(a.root)):
+        return a, None
+    text = rename(a, a.root, old, nw)
+    text = re.sub(rf"^([ \t]*//[ \t]*kltrans:[ \t]*launch[ \t]+){re.escape(old)}\b",
+                  lambda m: m.group(1) + nw, text, flags=re.MULTILINE)
+    return parse(text, a.path), (old, nw)
 
 
 CODE_CANDIDATES = 6  # states per side compiled for the machine-code comparison

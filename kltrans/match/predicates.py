@@ -30,8 +30,14 @@ def thread_index(unit, node) -> bool:
 
 
 def pure(unit, node) -> bool:
-    """No assignments, increments or calls (except known side-effect-free math)."""
-    for n in unit.walk(node):
+    """No assignments, increments or calls (except known side-effect-free math). A lambda
+    expression is pure: evaluating it makes a closure and runs none of its body."""
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if n.type == "lambda_expression":
+            continue
+        stack.extend(n.children)
         if n.type in _SIDE_EFFECTS:
             if n.type == "call_expression":
                 fn = n.child_by_field_name("function")

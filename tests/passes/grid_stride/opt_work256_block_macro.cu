@@ -1,6 +1,6 @@
 // RUN: kltrans opt -p 'one-per-thread'
 // A grid sized for 256 elements per thread (grid-stride{work=256}) with the block given
-// by a macro: the grid goes back to one thread per element, ceil_div(n, 256), never
+// by a macro: the grid goes back to one thread per element, ceil_div(n, BLOCK), never
 // ceil_div(n, 65536) (three quarters of the output would be left unwritten).
 // kltrans: launch scale grid=min(ceil_div(n, 65536), 1024) block=BLOCK
 #define BLOCK 256
