@@ -249,16 +249,21 @@ def _canonical(unit):
 
 
 def _roundtrip(before, after, p, site, ctx, canonical: bool = False) -> dict:
-    """The inverse (configured for the site) on ``after`` must give ``before`` back (with
-    ``canonical``: up to canonical form, or else a state that NVRTC compiles to the cubin
-    of ``before``)."""
+    """The inverse (configured for the site) on ``after`` must give ``before`` back: token
+    for token (with ``canonical``: up to canonical form), or else a state with the program
+    of ``before`` (the same kernels from NVRTC and the same launches,
+    :func:`kltrans.passes.canonical.same_program`): a human-written expert spells what the
+    inverse writes in its own way."""
     from kltrans.match.pattern import tokens
     from kltrans.passes.manager import run_pass
+
+    from kltrans.model.launch import same_launch
 
     def same(back) -> bool:
         if canonical:
             back = _canonical(back)
-        return tokens(back, back.root) == want
+        # the launch header is a comment to the tokens: compared as launches
+        return tokens(back, back.root) == want and same_launch(back, before)[0]
 
     inv = p.inverse_for(site, ctx)
     want = tokens(before, before.root)
@@ -274,14 +279,13 @@ def _roundtrip(before, after, p, site, ctx, canonical: bool = False) -> dict:
             return {"ok": True, "inverse": inv.spec(), "sites": [s.index]}
         if rep.applied:
             backs.append((back, [s.index]))
-    if canonical and backs:
+    if backs:
         # up to model equivalence: the inverse spells the previous state another way that
-        # compiles to the same machine code
-        from kltrans.passes.canonical import machine_code
+        # compiles to the same kernels and launches alike
+        from kltrans.passes.canonical import same_program
 
-        code, _ = machine_code(before, ctx.arch)
         for back, sites in backs:
-            if code is not None and machine_code(_canonical(back), ctx.arch)[0] == code:
+            if same_program(_canonical(back) if canonical else back, before, ctx.arch)[0]:
                 return {"ok": True, "inverse": inv.spec(), "sites": sites,
                         "equal": "machine code"}
     return {"ok": False, "inverse": inv.spec(),
