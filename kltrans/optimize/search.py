@@ -30,6 +30,8 @@ import time
 from collections import Counter
 from dataclasses import dataclass, field
 
+from kltrans.optimize.perfmodel import fill, judge
+
 SCHEMA = 1
 
 
@@ -350,7 +352,7 @@ def _gate(src: bytes, name: str, wl, kernel: str, ne, sizes, backend, opts,
     for d in r["stages"]:
         d["reason"] = d["reason"][:500]
     return {"ok": ok, "stages": r["stages"], "code": r.get("code"),
-            "warnings": r.get("warnings") or [],
+            "warnings": r.get("warnings") or [], "resources": r.get("resources"),
             "fail": None if r["fail"] is None else [r["fail"][0], r["fail"][1][:2000]]}
 
 
@@ -682,6 +684,7 @@ def run(opts: OptimizeOptions) -> dict:
     cur, cur_hash = src, content_hash(src)
     cur_code = first.get("code")  # the current kernel's machine code (its cubin's hash)
     cur_warnings = set(first.get("warnings") or [])  # NVRTC's, by message
+    cur_resources = first.get("resources")  # NVRTC's register and memory report
     seen = {cur_hash}
     tried: list[dict] = []
     evals = 0
@@ -697,7 +700,7 @@ def run(opts: OptimizeOptions) -> dict:
         """Move the search to candidate ``entry`` (``gain``: its median paired speedup
         over the current kernel; None without a GPU); ``enabler``: the step under it,
         not faster alone (``--enablers``), recorded first."""
-        nonlocal cur, cur_hash, unit, cur_code, cur_warnings, speedup
+        nonlocal cur, cur_hash, unit, cur_code, cur_warnings, cur_resources, speedup
         if gain is not None:
             speedup *= gain
         entry.update(verdict="accepted", **why,
@@ -718,6 +721,7 @@ def run(opts: OptimizeOptions) -> dict:
         cur, cur_hash, unit = after.source, h, parse(after.source, opts.kernel)
         cur_code = g.get("code")
         cur_warnings = set(g.get("warnings") or [])
+        cur_resources = g.get("resources")
         bar.step(evals, f"accepted {entry['pass']}")
 
     def move_to_best():
@@ -795,6 +799,20 @@ def run(opts: OptimizeOptions) -> dict:
             bar.step(evals, f"rejected ({g['fail'][0]})")
             return ("rejected",)
         if backend != "cuda":
+            # no timing without a GPU: the performance model refuses what is plainly
+            # harmful at the bench size (kltrans.optimize.perfmodel); its verdict is marked
+            # as modelled, never as measured
+            now, why_now = fill(unit, kernel, wl, cur_resources, opts.arch)
+            new, why_new = fill(after, kernel, wl, g.get("resources"), opts.arch)
+            if now is not None and new is not None:
+                ok, why = judge(now, new)
+                entry["model"] = {"ok": ok, "reason": why, "fill": round(new.fraction, 4)}
+                if not ok:
+                    entry.update(verdict="rejected", stage="model", reason="modelled: " + why)
+                    bar.step(evals, "rejected (model)")
+                    return ("rejected",)
+            else:
+                entry["model"] = {"ok": None, "reason": "not modelled: " + (why_now or why_new)}
             last_kept = evals
             accept(entry, after, h, g, None, enabler=enabler)
             return ("accepted",)
