@@ -216,3 +216,35 @@ def test_a_renamed_kernel_is_explained_up_to_its_name(capsys, tmp_path):
     clash = a.replace("float slope", "float leaky_relu_gs")
     clash = clash.replace("slope * v", "leaky_relu_gs * v")
     assert explain(clash, want, depth=1).renamed is None
+
+
+def test_same_kernel_code_reads_code_and_data_not_metadata():
+    from kltrans.gate.compile import compile_unit, same_kernel_code
+
+    def cubin(src: str) -> bytes:
+        r = compile_unit(parse(src, "k.cu"), arch="sm_90")
+        assert r.ok, r.log
+        return r.cubin
+
+    k = ('extern "C" __global__ void k(float* y) { y[threadIdx.x] = c[threadIdx.x % 4]; }\n')
+    base = "__constant__ float c[4] = {1, 2, 3, 4};\n" + k
+    assert same_kernel_code(cubin(base), cubin("// a comment\n" + base))
+    # an unused file-scope constant adds data sections only one side has: the identical
+    # code reaches none of them
+    assert same_kernel_code(cubin(base), cubin("constexpr int kUnused = 7;\n" + base))
+    # ruleid: the constant bank's values differ, the code does not
+    assert not same_kernel_code(cubin(base), cubin(base.replace("3, 4", "3, 5")))
+    # ruleid: other code
+    assert not same_kernel_code(cubin(base), cubin(base.replace("% 4", "% 2")))
+
+
+def test_same_program_compares_launch_bounds():
+    from kltrans.passes.canonical import same_program
+
+    k = ("// kltrans: launch k grid=1 block=64\n"
+         'extern "C" __global__ void {lb} k(float* y) {{ y[threadIdx.x] = 2.0f; }}\n')
+    a = parse(k.format(lb=""), "a.cu")
+    b = parse(k.format(lb="__launch_bounds__(1024)"), "b.cu")
+    assert same_program(a, parse(k.format(lb=""), "c.cu"), None)[0]
+    ok, why = same_program(a, b, None)
+    assert not ok and "launch bounds" in why

@@ -35,7 +35,7 @@ from kltrans.match import Pattern, Rule
 from kltrans.passes.base import Pass
 from kltrans.passes.manager import PassReport, SiteReport
 from kltrans.passes.options import Choice, Domain, DomainError, option
-from kltrans.passes.rewrite import brace, indent_of, line_start
+from kltrans.passes.rewrite import brace, indent_of, line_start, norm
 from kltrans.syntax import Edit, EditError, apply_edits
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -296,6 +296,10 @@ def same_program(a: "Unit", b: "Unit", arch: str | None) -> tuple[bool, str]:
     ok, why = same_launch(a, b)
     if not ok:
         return False, why
+    bounds = [{f.name: tuple(norm(x) for x in f.launch_bounds or ()) for f in u.kernels()}
+              for u in (a, b)]
+    if bounds[0] != bounds[1]:
+        return False, f"the launch bounds differ ({bounds[0]} and {bounds[1]})"
     cubins = []
     for u in (a, b):
         try:
