@@ -559,12 +559,7 @@ class GridStride(Pass):
             return [Edit(d.decl.start_byte, g.cond.end_byte, header)]
         edits = [Edit(g.stmt.start_byte, g.cond.end_byte,
                       f"for (; {i} < {n}; {i} += {LOOP_STRIDES[self.loop_stride]})")]
-        if d.const is not None:
-            end = d.const.end_byte
-            while unit.source[end:end + 1] in (b" ", b"\t"):
-                end += 1
-            edits.append(Edit.delete(d.const.start_byte, end))
-        return edits
+        return edits + self._drop_const(unit, d)
 
     def _while(self, site, g, d):
         """``while (i < n) { body; i += stride; }`` in place of the guard."""
@@ -576,10 +571,14 @@ class GridStride(Pass):
         if body.type == "compound_statement":
             close = body.children[-1]
             ind = line_indent(unit, g.stmt.start_byte)
-            inner = line_indent(unit, statements(body)[0].start_byte) if statements(body) \
-                else ind + "    "
-            at = unit.source.rfind(b"\n", 0, close.start_byte)
-            edits.append(Edit.insert(at, f"\n{inner}{i} += {step};"))
+            stmts = statements(body)
+            inner = line_indent(unit, stmts[0].start_byte) if stmts else ind + "    "
+            last = stmts[-1].end_byte if stmts else body.children[0].end_byte
+            if b"\n" in unit.source[last:close.start_byte]:
+                at = unit.source.rfind(b"\n", 0, close.start_byte)
+                edits.append(Edit.insert(at, f"\n{inner}{i} += {step};"))
+            else:  # `{ ...; }` on one line
+                edits.append(Edit.insert(last, f" {i} += {step};"))
         else:
             ind = line_indent(unit, g.stmt.start_byte)
             edits[0] = Edit(g.stmt.start_byte, body.end_byte,
@@ -608,20 +607,10 @@ class GridStride(Pass):
         return Edit.insert(at.end_byte, "\n" + ind + text)
 
     def _named_stride(self, site, g, d):
-        unit, fn = site.unit, site.function
+        unit = site.unit
         i, n = g.index, unit.text(g.bound)
         edits = [Edit(g.stmt.start_byte, g.cond.end_byte, f"for (; {i} < {n}; {i} += {self.stride})")]
-        if d.const is not None:
-            end = d.const.end_byte
-            while unit.source[end:end + 1] in (b" ", b"\t"):
-                end += 1
-            edits.append(Edit.delete(d.const.start_byte, end))
-        expr = STRIDE_FORMS[self.stride_form].replace("{T}", self.stride_type)
-        text = f"const {self.stride_type} {self.stride} = {expr};"
-        at = _start_decl(unit, fn, d) or d.decl
-        ind = line_indent(unit, at.start_byte)
-        edits.append(Edit.insert(at.end_byte, "\n" + ind + text))
-        return edits
+        return edits + self._drop_const(unit, d) + [self._stride_decl_edit(site, d)]
 
     def update_contract(self, contract, site, ctx):
         if self.max_blocks == "none":

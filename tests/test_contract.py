@@ -97,3 +97,28 @@ def test_a_file_with_hostile_macros_still_gives_its_contract():
            "__global__ void k(float* y, int n) { y[0] = 1.f; }\n")
     c = contracts(parse(src, "h.cu"))["k"]
     assert c.evaluate({"n": 1000})[:2] == ((8, 1, 1), (128, 1, 1))
+
+
+def _both(header: str, launch: str, tmpl: str = "") -> str:
+    return (f"// kltrans: launch k {header}\n{tmpl}__global__ void k(float* x, int n) {{}}\n"
+            f"void run(float* d, int count) {{\n  {launch}\n}}\n")
+
+
+@pytest.mark.parametrize("header, launch, tmpl", [
+    # the same launch, spelled apart; the launcher's count is the kernel's n
+    ("grid=ceil_div(n, 256) block=256", "k<<<(count + 255) / 256, 256>>>(d, count);", ""),
+    # a template parameter of the header, bound by the launch
+    ("grid=ceil_div(n, B) block=B", "k<128><<<(count + 127) / 128, 128>>>(d, count);",
+     "template <int B>\n"),
+    # ok: a launcher expression this reader cannot evaluate is not compared
+    ("grid=ceil_div(n, 256) block=256", "k<<<blocks_for(count), 256>>>(d, count);", ""),
+])
+def test_a_header_and_a_launcher_that_agree(header, launch, tmpl):
+    assert contracts(parse(_both(header, launch, tmpl), "c.cu"))["k"].source == "header"
+
+
+def test_a_header_that_disagrees_with_the_launcher_is_an_error():
+    src = _both("grid=ceil_div(n, 256) block=256", "k<<<(count + 127) / 128, 128>>>(d, count);")
+    with pytest.raises(ContractError, match=r"^c\.cu:1:1: the launch header of k disagrees "
+                                            r"with its host launcher at line 4: grid="):
+        contracts(parse(src, "c.cu"))

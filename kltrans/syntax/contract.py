@@ -12,7 +12,11 @@ and template parameters, integers, ``+ - * // / %`` (``/`` is integer division, 
 C++), parentheses and the functions ``ceil_div``, ``min``, ``max``. Where no header
 exists, the contract is read from a host launcher in the same file (``k<<<g, b, s>>>``),
 with the expressions as written (host variables resolved when they are defined by a
-single declaration in the launching function).
+single declaration in the launching function). Where a kernel has both, they must agree:
+the launcher's grid and block, its arguments read as the kernel's parameters and its
+template arguments as the header's template parameters, are compared with the header's
+at a few assignments of the sizes, and a disagreement is a :class:`ContractError` (a
+launcher expression that is not a plain integer expression is not compared).
 
 Passes that change the work per thread or per block (coarsening, vectorization) update
 the header with :func:`format_contract` through an ordinary :class:`~kltrans.syntax.Edit`.
@@ -156,15 +160,25 @@ def contracts(unit: "Unit") -> dict[str, LaunchContract]:
             line, col = unit.line_col(start)
             raise ContractError(f"{unit.path}:{line}:{col}: {e}") from None
         out[c.kernel] = replace(c, start=start, end=end)
+    consts = None
     for launch in unit.launches():
         if launch.kernel in out:
+            if out[launch.kernel].source != "header":
+                continue  # another launcher of it came first (launchers may differ)
+            consts = file_constants(unit) if consts is None else consts
+            why = _disagreement(unit, out[launch.kernel], launch, consts)
+            if why:
+                line, col = unit.line_col(out[launch.kernel].start)
+                raise ContractError(f"{unit.path}:{line}:{col}: the launch header of "
+                                    f"{launch.kernel} disagrees with its host launcher at line "
+                                    f"{launch.line}: {why}")
             continue
         grid = _resolve(unit, launch, launch.grid)
         block = _resolve(unit, launch, launch.block)
         out[launch.kernel] = LaunchContract(launch.kernel, grid, block,
                                             launch.shared_bytes or "0", "launcher")
     if out:
-        consts = file_constants(unit)
+        consts = file_constants(unit) if consts is None else consts
         bounds = {}
         for f in unit.kernels():
             if f.launch_bounds:
@@ -175,6 +189,51 @@ def contracts(unit: "Unit") -> dict[str, LaunchContract]:
         env = tuple(sorted(consts.items()))
         out = {k: replace(c, constants=env, max_threads=bounds.get(k)) for k, c in out.items()}
     return out
+
+
+def _disagreement(unit: "Unit", header: LaunchContract, launch, consts: dict) -> str | None:
+    """How a header contract and a host launcher of the same kernel launch differently
+    (compared at a few assignments of the sizes, the launcher's arguments read as the
+    kernel's parameters they are passed to); None when they agree or cannot be compared
+    (a launcher expression that is not a plain integer expression of the arguments)."""
+    import random
+
+    fn = next((f for f in unit.kernels() if f.name == launch.kernel), None)
+    if fn is None:
+        return None
+    rename = {a.strip(): p.name for a, p in zip(launch.args, fn.params)
+              if p.name and re.fullmatch(r"[A-Za-z_]\w*", a.strip())}
+    # the header may name the kernel's template parameters: the launch's arguments
+    targs = {t.name: f"({a})" for t, a in zip(fn.template_params, launch.template_args)
+             if t.name}
+
+    def as_params(e: str) -> str:
+        return re.sub(r"[A-Za-z_]\w*", lambda m: rename.get(m.group(0), m.group(0)), e)
+
+    pairs = [("grid", header.grid, _resolve(unit, launch, launch.grid)),
+             ("block", header.block, _resolve(unit, launch, launch.block))]
+    for what, h, l in pairs:
+        l = tuple(as_params(e) for e in l)
+        h = tuple(re.sub(r"[A-Za-z_]\w*", lambda m: targs.get(m.group(0), m.group(0)), e)
+                  for e in h)
+        n = max(len(h), len(l))
+        h, l = h + ("1",) * (n - len(h)), l + ("1",) * (n - len(l))
+        try:
+            names = {x.id for e in h + l for x in ast.walk(_check_expr(e))
+                     if isinstance(x, ast.Name)} - set(_FUNCS) - set(consts)
+        except ContractError:
+            return None  # the launcher's expression is host code this reader does not know
+        for t in range(3):
+            rng = random.Random(t)
+            env = {**consts, **{k: rng.randrange(1, 1 << 16) for k in names}}
+            try:
+                vh, vl = [evaluate(e, env) for e in h], [evaluate(e, env) for e in l]
+            except ContractError:
+                return None
+            if vh != vl:
+                return (f"{what}=({', '.join(h)}) but the launcher gives ({', '.join(l)}): "
+                        f"{vh} and {vl} at {', '.join(f'{k}={env[k]}' for k in sorted(names))}")
+    return None
 
 
 _DEFINE = re.compile(r"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)[ \t]+([^\n]*?)[ \t]*(?://[^\n]*)?$",
