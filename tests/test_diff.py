@@ -202,3 +202,20 @@ def test_cli_help_lists_diff(capsys):
     with pytest.raises(SystemExit):
         main(["--help"])
     assert "diff" in capsys.readouterr().out
+
+
+def test_ten_thousand_nesting_levels_diff_without_a_crash(tmp_path, capsys):
+    """No recursion in lowering or in matching: nesting is bounded by memory, and the
+    bottom-up phase by a budget (past it, containers are deleted and inserted)."""
+    import time
+
+    n = 10_000
+    a, b = tmp_path / "a.cu", tmp_path / "b.cu"
+    for path, leaf in ((a, "1"), (b, "2")):
+        path.write_text("__global__ void k(float* y) { y[0] = " + "(" * n + leaf + ")" * n + "; }\n")
+    t0 = time.perf_counter()
+    assert main(["diff", str(a), str(b)]) == 1
+    assert time.perf_counter() - t0 < 60
+    out = capsys.readouterr()
+    assert "Traceback" not in out.err and "1 delete" in out.out
+    assert main(["diff", str(a), str(a)]) == 0

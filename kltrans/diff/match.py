@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import difflib
 import heapq
+from collections import Counter
 from dataclasses import dataclass
 
 from kltrans.diff.tree import Node, Tree
@@ -154,6 +155,7 @@ def top_down(ta: Tree, tb: Tree, min_height: int = MIN_HEIGHT) -> None:
 def bottom_up(ta: Tree, tb: Tree, forced: list[tuple[Node, Node]],
               min_dice: float = MIN_DICE) -> None:
     recover_at = set()
+    budget = _Budget()
     if ta.root.partner is None and tb.root.partner is None:
         _link(ta.root, tb.root)
         recover_at.add(id(ta.root))
@@ -164,7 +166,7 @@ def bottom_up(ta: Tree, tb: Tree, forced: list[tuple[Node, Node]],
     for a in ta.root.postorder():
         if a.partner is not None:
             if id(a) in recover_at:
-                recover(a, a.partner)
+                recover(a, a.partner, budget)
             continue
         if not a.children:
             continue
@@ -173,7 +175,7 @@ def bottom_up(ta: Tree, tb: Tree, forced: list[tuple[Node, Node]],
             p = c.partner
             if p is not None and p.parent is not None:
                 cands[id(p.parent)] = p.parent
-        if not cands:  # deeper matches only: walk up from their partners
+        if not cands and budget.take(a.size):  # deeper matches only: walk up from theirs
             limit = a.height
             for n in a.preorder():
                 p = n.partner
@@ -192,7 +194,7 @@ def bottom_up(ta: Tree, tb: Tree, forced: list[tuple[Node, Node]],
                 best, best_sim = b, sim
         if best is not None and best_sim >= min_dice:
             _link(a, best)
-            recover(a, best)
+            recover(a, best, budget)
 
 
 def _lcs(ka: list, kb: list) -> list[tuple[int, int]]:
@@ -203,20 +205,59 @@ def _lcs(ka: list, kb: list) -> list[tuple[int, int]]:
     return out
 
 
-def _similar_tokens(a: Node, b: Node) -> bool:
+LCS_CELLS = 250_000  # above len(ka) * len(kb), the token similarity is a multiset Dice
+RECOVER_BUDGET = 2_000_000  # nodes the bottom-up phase of one match may read again
+
+
+class _Budget:
+    """What the bottom-up phase may still read: with deep nesting every level reads its
+    whole subtree again (token similarities, the walk up from deeper matches); past the
+    budget, such containers are left unmatched (the script then deletes and inserts
+    them: still a correct diff, less small)."""
+
+    def __init__(self, left: int = RECOVER_BUDGET):
+        self.left = left
+
+    def take(self, n: int) -> bool:
+        if n > self.left:
+            return False
+        self.left -= n
+        return True
+
+
+def _similar_tokens(a: Node, b: Node, budget: "_Budget | None" = None) -> bool:
+    if budget is not None and not budget.take(a.size + b.size):
+        return False
     ka = [(n.type, n.label) for n in a.leaves()]
     kb = [(n.type, n.label) for n in b.leaves()]
     if not ka or not kb:
         return False
+    if len(ka) * len(kb) > LCS_CELLS:
+        # difflib's matcher is quadratic on repetitive token runs (deep nesting): the
+        # share of tokens the two have in common, counted with multiplicity, instead
+        common = sum((Counter(ka) & Counter(kb)).values())
+        return 2 * common / (len(ka) + len(kb)) >= RECOVER_MIN_RATIO
     return difflib.SequenceMatcher(None, ka, kb, autojunk=False).ratio() >= RECOVER_MIN_RATIO
 
 
-def recover(a: Node, b: Node) -> None:
-    """Match the unmatched children of a matched pair (see the module docstring)."""
+def recover(a: Node, b: Node, budget: "_Budget | None" = None) -> None:
+    """Match the unmatched children of a matched pair (see the module docstring); pairs
+    linked by type are recovered in turn, from a work list (no recursion: nesting depth
+    is bounded by memory)."""
+    budget = _Budget() if budget is None else budget
+    work = [(a, b)]
+    while work:
+        x, y = work.pop()
+        work.extend(_recover_one(x, y, budget))
+
+
+def _recover_one(a: Node, b: Node, budget: "_Budget") -> list[tuple[Node, Node]]:
+    """One pair's children matched; the pairs linked by type whose children are next."""
+    more: list[tuple[Node, Node]] = []
     ua = [c for c in a.children if c.partner is None]
     ub = [c for c in b.children if c.partner is None]
     if not ua or not ub:
-        return
+        return more
     passes = (
         lambda n: (n.hash,),
         lambda n: (n.type, n.label) if not n.children else None,
@@ -226,7 +267,7 @@ def recover(a: Node, b: Node) -> None:
         ua = [c for c in ua if c.partner is None]
         ub = [c for c in ub if c.partner is None]
         if not ua or not ub:
-            return
+            return more
         ka = [key(c) for c in ua]
         kb = [key(c) for c in ub]
         # None keys never match each other
@@ -241,13 +282,14 @@ def recover(a: Node, b: Node) -> None:
             elif level == 1:
                 _link(x, y)
             else:
-                if x.children and not _similar_tokens(x, y):
+                if x.children and not _similar_tokens(x, y, budget):
                     continue
                 if not x.children and bool(y.children):
                     continue
                 _link(x, y)
                 if x.children:
-                    recover(x, y)
+                    more.append((x, y))
+    return more
 
 
 def match(ta: Tree, tb: Tree, forced: list[tuple[Node, Node]] = ()) -> None:

@@ -149,28 +149,26 @@ def lower(unit: "Unit", strict: bool = False) -> Tree:
     def text(s: int, e: int) -> str:
         return src[s:e].decode("utf-8", errors="replace")
 
-    def build(ts) -> Node | None:
+    def enter(ts):
+        """("done", node or None) for a leaf or a comment, else ("open", frame)."""
         t = ts.type
         if t == "comment":
             body = text(ts.start_byte, ts.end_byte)
             if _DIRECTIVE.match(body):
-                return _word_node("kltrans_directive", ts.start_byte, body, strict)
+                return "done", _word_node("kltrans_directive", ts.start_byte, body, strict)
             if not strict:
-                return None
-            return Node("comment", ts.start_byte, ts.end_byte, body)
+                return "done", None
+            return "done", Node("comment", ts.start_byte, ts.end_byte, body)
         if ts.child_count == 0:
             label = text(ts.start_byte, ts.end_byte)
             if t == "preproc_arg" and not strict:
                 label = _WS.sub(" ", label).strip()
             # operators, punctuation and keywords are one type ("token"), so that a
             # changed operator is an update, not a delete and an insert
-            return Node(t if ts.is_named else "token", ts.start_byte, ts.end_byte, label)
-        node = Node(t, ts.start_byte, ts.end_byte)
-        kids = []
-        for c in ts.children:
-            k = build(c)
-            if k is not None:
-                kids.append(k)
+            return "done", Node(t if ts.is_named else "token", ts.start_byte, ts.end_byte, label)
+        return "open", (ts, Node(t, ts.start_byte, ts.end_byte), [], iter(ts.children))
+
+    def finish(ts, node: Node, kids: list) -> Node:
         # pragmas in this node's span that no child holds go here, in byte order
         lo = bisect.bisect_left(pstarts, ts.start_byte)
         hi = bisect.bisect_left(pstarts, ts.end_byte)
@@ -190,14 +188,27 @@ def lower(unit: "Unit", strict: bool = False) -> Tree:
             node.label = ""
         return node
 
-    import sys
-
-    old = sys.getrecursionlimit()
-    sys.setrecursionlimit(max(old, 20000))
-    try:
-        root = build(unit.root)
-    finally:
-        sys.setrecursionlimit(old)
+    # iterative (a post-order walk with an explicit stack): nesting depth is bounded by
+    # memory, not by Python's recursion limit
+    kind, got = enter(unit.root)
+    root = got if kind == "done" else None
+    stack = [] if kind == "done" else [got]
+    while stack:
+        ts, node, kids, it = stack[-1]
+        c = next(it, None)
+        if c is not None:
+            kind, got = enter(c)
+            if kind == "open":
+                stack.append(got)
+            elif got is not None:
+                kids.append(got)
+            continue
+        stack.pop()
+        done = finish(ts, node, kids)
+        if stack:
+            stack[-1][2].append(done)
+        else:
+            root = done
     if root is None:  # pragma: no cover - the root is never a comment
         root = Node("translation_unit", 0, len(src))
     left = [pragmas[i] for i in range(len(pragmas)) if not placed[i]]
