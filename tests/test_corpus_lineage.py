@@ -99,9 +99,12 @@ def test_replay_reports_a_step_that_no_longer_gives_the_recorded_state(tmp_path)
 
 
 @pytest.mark.slow
-@pytest.mark.sampled(2)  # CI re-walks a stable half; KLTRANS_FULL_SWEEPS=1 every one
 @pytest.mark.skipif(shutil.which("g++") is None, reason="the CPU emulator needs g++")
-@pytest.mark.parametrize("workload", REWALKED)
+# CI re-walks histogram's (39 s on this machine, 2026-12-03; reduce-sum's took 98 s);
+# KLTRANS_FULL_SWEEPS=1 every one
+@pytest.mark.parametrize("workload", [
+    w if w.startswith("histogram/") else pytest.param(w, marks=pytest.mark.sampled(0))
+    for w in REWALKED])
 def test_committed_lineage_reproduces(workload, tmp_path):
     committed = _doc(workload)
     d = os.path.join(ROOT, "corpus", workload.split(os.sep)[0])

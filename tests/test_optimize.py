@@ -187,26 +187,18 @@ def test_memory_goes_on_to_the_next_lineage_when_one_is_spent():
 
 
 def test_a_rejected_candidate_is_recorded_with_its_stage():
-    # which seed's forced picks break gelu depends on the library's contents: try a few
-    rej = []
-    for seed in (1, 2, 3, 4):
-        doc = run(_opts("gelu", strategy="blind", budget=8, seed=seed))
-        rej = [c for c in doc["candidates"] if c["verdict"] == "rejected"]
-        if rej:
-            break
-    assert rej, "blind search with forced passes should break something in 4 x 8 evaluations"
+    """Seed 2's forced picks break gelu (a correct-stage rejection) and include
+    grid-stride{max-blocks=132}: correct, but one block of 256 threads per SM at the bench
+    size. Without a GPU the performance model refuses it, and the log says the decision
+    was modelled; what it keeps, it says why."""
+    doc = run(_opts("gelu", strategy="blind", budget=8, seed=2))
+    gated = [c for c in doc["candidates"] if "evaluation" in c]
+    rej = [c for c in gated if c["verdict"] == "rejected"]
     for c in rej:
         assert c["stage"] in ("compile", "correct", "model") and c["reason"]
         assert (c["stage"] == "model") == c["reason"].startswith("modelled: ")
-
-
-def test_without_a_gpu_the_model_refuses_a_grid_that_leaves_the_device_empty():
-    """Seed 2's forced picks include grid-stride{max-blocks=132}: correct, but one block
-    of 256 threads per SM at the bench size. Without a GPU the model refuses it, and the
-    log says the decision was modelled; what it keeps, it says why."""
-    doc = run(_opts("gelu", strategy="blind", budget=8, seed=2))
-    gated = [c for c in doc["candidates"] if "evaluation" in c]
-    model = [c for c in gated if c.get("stage") == "model"]
+    assert {c["stage"] for c in rej} >= {"correct", "model"}
+    model = [c for c in rej if c["stage"] == "model"]
     assert [c["spec"].split("{")[0] for c in model] == ["grid-stride"]
     assert "max-blocks=132," in model[0]["spec"]
     assert model[0]["reason"].startswith("modelled: leaves the device emptier")

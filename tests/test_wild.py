@@ -268,7 +268,7 @@ def test_generality_runs_on_the_whole_suite_on_the_cpu(tmp_path):
 
     r = subprocess.run([sys.executable, "-m", "kltrans", "generality", WILD, "--backend", "cpu",
                         "--measures", "walk", "--max-steps", "1",
-                        "--size-limit", "5000", "--skills", os.path.join(ROOT, "skills"),
+                        "--size-limit", "1000", "--skills", os.path.join(ROOT, "skills"),
                         "--out", str(tmp_path), "--json"],
                        capture_output=True, text=True, cwd=ROOT, timeout=1200)
     assert r.returncode == 0, r.stderr[-3000:]

@@ -525,7 +525,8 @@ def _rename_kernel(a: "Unit", b: "Unit") -> tuple["Unit", tuple | None]:
     return parse(text, a.path), (old, nw)
 
 
-CODE_CANDIDATES = 6  # states per side compiled for the machine-code comparison
+CODE_CANDIDATES = 4  # states per side compiled for the machine-code comparison
+CODE_MIN_RATIO = 0.8  # ... each at least this similar to the goal in tokens
 
 
 def _same_program(a, b, fwd, bwd, arch, deadline) -> list[tuple[list[Step], list[Step], str]]:
@@ -535,11 +536,12 @@ def _same_program(a, b, fwd, bwd, arch, deadline) -> list[tuple[list[Step], list
 
     def closest(states, goal):
         key = [(n.type, n.label) for n in _leaves(goal)]
-        ranked = sorted((st for st in states.values() if st.chain),
-                        key=lambda st: -difflib.SequenceMatcher(
-                            None, [(n.type, n.label) for n in _leaves(st.unit)], key,
-                            autojunk=False).ratio())
-        return ranked[:CODE_CANDIDATES]
+        scored = [(difflib.SequenceMatcher(None, [(n.type, n.label) for n in _leaves(st.unit)],
+                                           key, autojunk=False).ratio(), i, st)
+                  for i, st in enumerate(states.values()) if st.chain]
+        # a state far from the goal in tokens is not its program spelled otherwise
+        ranked = sorted((x for x in scored if x[0] >= CODE_MIN_RATIO), key=lambda x: (-x[0], x[1]))
+        return [st for _, _, st in ranked[:CODE_CANDIDATES]]
 
     for states, goal, forward in ((fwd, b, True), (bwd, a, False)):
         for st in closest(states, goal):

@@ -241,6 +241,10 @@ def enumerate_candidates(unit, ctx, canonical: bool = False) -> list[Candidate]:
     return out
 
 
+SAME_PROGRAM_TRIES = 2  # inverse results compiled to compare with the previous state
+SAME_PROGRAM_RATIO = 0.9  # ... each at least this similar to it in tokens
+
+
 def _canonical(unit):
     """``unit`` in canonical form (the rules only: every walk state is gated anyway)."""
     from kltrans.passes.canonical import canonicalize
@@ -281,10 +285,21 @@ def _roundtrip(before, after, p, site, ctx, canonical: bool = False) -> dict:
             backs.append((back, [s.index]))
     if backs:
         # up to model equivalence: the inverse spells the previous state another way that
-        # compiles to the same kernels and launches alike
+        # compiles to the same kernels and launches alike (tried on the few results close
+        # to the previous state in tokens: a compile each)
+        import difflib
+
         from kltrans.passes.canonical import same_program
 
-        for back, sites in backs:
+        def near(back) -> float:
+            got = tokens(back, back.root)
+            return difflib.SequenceMatcher(None, got, want, autojunk=False).ratio()
+
+        close = sorted(((near(_canonical(b) if canonical else b), i, b, st)
+                        for i, (b, st) in enumerate(backs)), key=lambda x: (-x[0], x[1]))
+        for r, _, back, sites in close[:SAME_PROGRAM_TRIES]:
+            if r < SAME_PROGRAM_RATIO:
+                break
             if same_program(_canonical(back) if canonical else back, before, ctx.arch)[0]:
                 return {"ok": True, "inverse": inv.spec(), "sites": sites,
                         "equal": "machine code"}
