@@ -526,7 +526,7 @@ def _rename_kernel(a: "Unit", b: "Unit") -> tuple["Unit", tuple | None]:
 
 
 CODE_CANDIDATES = 4  # states per side compiled for the machine-code comparison
-CODE_MIN_RATIO = 0.8  # ... each at least this similar to the goal in tokens
+CODE_MIN_RATIO = 0.5  # ... each at least this similar to the goal in tokens
 
 
 def _same_program(a, b, fwd, bwd, arch, deadline) -> list[tuple[list[Step], list[Step], str]]:
