@@ -53,7 +53,7 @@ from kltrans.analysis.affine import strip_parens as _strip
 from passes.grid_stride import GLOBAL_INDEX, builtin, index_decl
 from kltrans.passes.rewrite import (
     contract_of, header_expr, indent_of as line_indent, inside, int_text, norm, statements,
-    used_names)
+    unwrap, used_names)
 
 WARP = 32
 GROUPS = (32, "cols")
@@ -1416,16 +1416,8 @@ def _g_barrier(site, ctx) -> Verdict:
 
 
 def _unparen(text: str) -> str:
-    t = re.sub(r"\s+", "", text)
-    while t.startswith("(") and t.endswith(")"):
-        depth = 0
-        for i, ch in enumerate(t):
-            depth += ch == "("
-            depth -= ch == ")"
-            if depth == 0 and i < len(t) - 1:
-                return t
-        t = t[1:-1]
-    return t
+    """``text`` without blanks and without the parentheses around all of it."""
+    return re.sub(r"\s+", "", unwrap(text))
 
 
 _GROUP_GRID = re.compile(r"ceil_div\((\w+),max\(1,(\d+)/ceil_div\((\w+),(\w+)\)\)\)")

@@ -295,12 +295,13 @@ def _roundtrip(before, after, p, site, ctx, canonical: bool = False) -> dict:
             got = tokens(back, back.root)
             return difflib.SequenceMatcher(None, got, want, autojunk=False).ratio()
 
-        close = sorted(((near(_canonical(b) if canonical else b), i, b, st)
-                        for i, (b, st) in enumerate(backs)), key=lambda x: (-x[0], x[1]))
+        backs = [(_canonical(b) if canonical else b, st) for b, st in backs]
+        close = sorted(((near(b), i, b, st) for i, (b, st) in enumerate(backs)),
+                       key=lambda x: (-x[0], x[1]))
         for r, _, back, sites in close[:SAME_PROGRAM_TRIES]:
             if r < SAME_PROGRAM_RATIO:
                 break
-            if same_program(_canonical(back) if canonical else back, before, ctx.arch)[0]:
+            if same_program(back, before, ctx.arch)[0]:
                 return {"ok": True, "inverse": inv.spec(), "sites": sites,
                         "equal": "machine code"}
     return {"ok": False, "inverse": inv.spec(),

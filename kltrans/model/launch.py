@@ -32,7 +32,7 @@ import ast
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from kltrans.syntax.contract import ContractError, contracts, evaluate
+from kltrans.syntax.contract import ContractError, contracts, differ, evaluate
 
 if TYPE_CHECKING:  # pragma: no cover
     from kltrans.syntax.contract import LaunchContract
@@ -214,43 +214,22 @@ def block_dim(contract: "LaunchContract", k: int = 0) -> Extent:
     return Extent(text, value)
 
 
-def _names(expr: str) -> set[str]:
-    try:
-        tree = ast.parse(expr.strip(), mode="eval")
-    except SyntaxError:
-        return set()
-    return {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)} - set(_CEIL) - {"min", "max"}
-
-
-def same_launch(a: "Unit", b: "Unit", trials: int = 4) -> tuple[bool, str]:
+def same_launch(a: "Unit", b: "Unit") -> tuple[bool, str]:
     """Whether two units launch their kernels alike: the same kernels, and grids, blocks
-    and dynamic shared memory that are the same function of the sizes (compared at
-    ``trials`` assignments of every free name, each side with its own file constants:
+    and dynamic shared memory that are the same function of the sizes
+    (:func:`kltrans.syntax.contract.differ`, each side with its own file constants:
     ``ceil_div(n, BLOCK_SIZE)`` and ``(n + 255) / 256`` with ``BLOCK_SIZE`` 256 agree)."""
-    import random
-
     ca, cb = contracts(a), contracts(b)
     if set(ca) != set(cb):
         return False, f"kernels {sorted(ca)} and {sorted(cb)} differ"
     for k in sorted(ca):
         x, y = ca[k], cb[k]
-        ex, ey = dict(x.constants), dict(y.constants)
-        pairs = [("grid", x.grid, y.grid), ("block", x.block, y.block),
-                 ("smem", (x.smem,), (y.smem,))]
-        for what, dx, dy in pairs:
-            n = max(len(dx), len(dy))
-            dx = tuple(dx) + ("1",) * (n - len(dx))
-            dy = tuple(dy) + ("1",) * (n - len(dy))
-            free = sorted(set().union(*(_names(e) for e in dx + dy)) - set(ex) - set(ey))
-            for t in range(trials):
-                rng = random.Random(t)
-                env = {name: rng.randrange(1, 1 << 20) for name in free}
-                try:
-                    vx = [evaluate(e, {**ex, **env}) for e in dx]
-                    vy = [evaluate(e, {**ey, **env}) for e in dy]
-                except ContractError as e:
-                    return False, f"{k}: {what} cannot be compared ({e})"
-                if vx != vy:
-                    return False, (f"{k}: {what} ({', '.join(dx)}) and ({', '.join(dy)}) differ "
-                                   f"at {env}")
+        for what, dx, dy in (("grid", x.grid, y.grid), ("block", x.block, y.block),
+                             ("smem", (x.smem,), (y.smem,))):
+            try:
+                why = differ(dx, dy, dict(x.constants), dict(y.constants), trials=4)
+            except ContractError as e:
+                return False, f"{k}: {what} cannot be compared ({e})"
+            if why:
+                return False, f"{k}: {what} {why}"
     return True, "the same launches"

@@ -196,8 +196,6 @@ def _disagreement(unit: "Unit", header: LaunchContract, launch, consts: dict) ->
     (compared at a few assignments of the sizes, the launcher's arguments read as the
     kernel's parameters they are passed to); None when they agree or cannot be compared
     (a launcher expression that is not a plain integer expression of the arguments)."""
-    import random
-
     fn = next((f for f in unit.kernels() if f.name == launch.kernel), None)
     if fn is None:
         return None
@@ -216,23 +214,35 @@ def _disagreement(unit: "Unit", header: LaunchContract, launch, consts: dict) ->
         l = tuple(as_params(e) for e in l)
         h = tuple(re.sub(r"[A-Za-z_]\w*", lambda m: targs.get(m.group(0), m.group(0)), e)
                   for e in h)
-        n = max(len(h), len(l))
-        h, l = h + ("1",) * (n - len(h)), l + ("1",) * (n - len(l))
         try:
-            names = {x.id for e in h + l for x in ast.walk(_check_expr(e))
-                     if isinstance(x, ast.Name)} - set(_FUNCS) - set(consts)
+            why = differ(h, l, consts, consts)
         except ContractError:
             return None  # the launcher's expression is host code this reader does not know
-        for t in range(3):
-            rng = random.Random(t)
-            env = {**consts, **{k: rng.randrange(1, 1 << 16) for k in names}}
-            try:
-                vh, vl = [evaluate(e, env) for e in h], [evaluate(e, env) for e in l]
-            except ContractError:
-                return None
-            if vh != vl:
-                return (f"{what}=({', '.join(h)}) but the launcher gives ({', '.join(l)}): "
-                        f"{vh} and {vl} at {', '.join(f'{k}={env[k]}' for k in sorted(names))}")
+        if why:
+            return f"{what}={why} (the header's first, the launcher's second)"
+    return None
+
+
+def differ(a: tuple, b: tuple, consts_a: dict, consts_b: dict, trials: int = 3) -> str | None:
+    """How two launch dimensions (tuples of expressions; a missing one is 1) differ as
+    functions of the sizes: evaluated at ``trials`` assignments of every name neither
+    side's constants give, each side with its own constants; None when they agree. A
+    :class:`ContractError` when an expression cannot be read or evaluated."""
+    import random
+
+    n = max(len(a), len(b))
+    a, b = tuple(a) + ("1",) * (n - len(a)), tuple(b) + ("1",) * (n - len(b))
+    names = sorted({x.id for e in a + b for x in ast.walk(_check_expr(e))
+                    if isinstance(x, ast.Name)} - set(_FUNCS) - set(consts_a) - set(consts_b))
+    for t in range(trials):
+        rng = random.Random(t)
+        top = 1 << (12, 20, 28, 31)[t % 4]  # small and large sizes (a cap shows only above it)
+        env = {k: rng.randrange(1, top) for k in names}
+        va = [evaluate(e, {**consts_a, **env}) for e in a]
+        vb = [evaluate(e, {**consts_b, **env}) for e in b]
+        if va != vb:
+            return (f"({', '.join(a)}) and ({', '.join(b)}) differ: {va} and {vb} at "
+                    f"{', '.join(f'{k}={env[k]}' for k in names) or 'any size'}")
     return None
 
 
