@@ -13,6 +13,7 @@ CATALOGUE = {
     "block-reduce-atomic": "passes.block_reduce_atomic:BlockReduceAtomic",
     "cache-bf16-row": "passes.cache_bf16_row:CacheBf16Row",
     "cache-row-registers": "passes.cache_row_registers:CacheRowRegisters",
+    "chunk-loop": "passes.chunk_loop:ChunkLoop",
     "coalesce-remap": "passes.coalesce_remap:CoalesceRemap",
     "coarsen": "passes.coarsen:Coarsen",
     "cp-async": "passes.cp_async:CpAsync",
@@ -75,6 +76,7 @@ CATALOGUE = {
     "sync-copy": "passes.cp_async:SyncCopy",
     "tile-smem": "passes.tile_smem:TileSmem",
     "two-pass-softmax": "passes.online_softmax:TwoPassSoftmax",
+    "unchunk-loop": "passes.chunk_loop:UnchunkLoop",
     "uncoalesce-remap": "passes.coalesce_remap:UncoalesceRemap",
     "uncoarsen": "passes.coarsen:Uncoarsen",
     "ungroup-rows": "passes.group_rows:UngroupRows",
@@ -110,6 +112,6 @@ WALK_ORDER = [
     "sync-copy", "single-buffer", "unregister-block", "unpad-smem", "untile-smem", "direct-gemm",
     "two-pass-softmax", "per-lane-atomics", "global-atomics", "global-columns", "atomic-per-thread",
     "direct-row-stats", "smem-reduce", "reduce-after-load", "reload-row", "row-per-thread", "scalarize-access", "scalarize-bytes", "scalarize-bf16",
-    "uncoalesce-remap", "uncoarsen", "one-per-thread", "sink-invariant", "reroll",
+    "uncoalesce-remap", "uncoarsen", "unchunk-loop", "one-per-thread", "sink-invariant", "reroll",
     "reload-bf16-row", "direct-group-sum", "ungroup-rows",
 ]

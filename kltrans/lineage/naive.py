@@ -10,7 +10,8 @@ every reduction or scan across a warp, a block or the grid, however written — 
 loop in a lambda, ``cg::reduce``, a shared-memory tree, warp results parked in shared
 slots, a leader's atomic, a look-back — is a mark named by its scope and technique
 (``warp reduction (shuffle-xor via warpReduce)``). A thread's own accumulation loop is
-not one: naive roots have them;
+not one: naive roots have them; nor is a vector type in a local declaration nothing else
+reads (a view left behind by a scalarization moves no data);
 the walk ends in ``naive`` only when no simplification applies *and* nothing is left,
 otherwise in ``stuck``, with the list. ``mechanisms_left`` adds what the compiled code
 shows (:mod:`kltrans.gate.ptx`), which no spelling hides.
@@ -47,7 +48,7 @@ def residual_mechanisms(unit) -> list[tuple[str, int]]:
     for node in unit.walk(unit.root):
         t = node.type
         if t in ("type_identifier", "primitive_type"):
-            if _VECTOR.match(unit.text(node)):
+            if _VECTOR.match(unit.text(node)) and not _dead_declaration(unit, node):
                 add("vector type", node)
         elif t == "gnu_asm_expression":
             add("inline assembly", node)
@@ -66,6 +67,35 @@ def residual_mechanisms(unit) -> list[tuple[str, int]]:
         if "__launch_bounds__" in code:
             out.append(("launch bounds", i))
     return sorted(set(out), key=lambda x: (x[1], x[0]))
+
+
+def _dead_declaration(unit, node) -> bool:
+    """``node`` lies in a local declaration whose variables nothing else in the function
+    reads or writes (dead code: a vector view left behind moves no data)."""
+    decl = node.parent
+    while decl is not None and decl.type not in ("declaration", "function_definition",
+                                                 "parameter_declaration", "compound_statement"):
+        decl = decl.parent
+    if decl is None or decl.type != "declaration" or decl.parent is None or \
+            decl.parent.type != "compound_statement":
+        return False
+    names = set()
+    for d in decl.children_by_field_name("declarator"):
+        while d is not None and d.type != "identifier":
+            d = d.child_by_field_name("declarator")
+        if d is None:
+            return False
+        names.add(unit.text(d))
+    fn = decl.parent
+    while fn is not None and fn.type not in ("function_definition", "lambda_expression"):
+        fn = fn.parent
+    if fn is None:
+        return False
+    for n in unit.walk(fn):
+        if n.type == "identifier" and unit.text(n) in names and \
+                not decl.start_byte <= n.start_byte < decl.end_byte:
+            return False
+    return True
 
 
 def mechanisms_left(unit, name_expression: str | None = None,

@@ -22,10 +22,11 @@ One step from state S:
 5. the other accepted candidates are kept as alternatives, the rejected ones with their
    stage and reason.
 
-The walk stops when no simplification applies and the kernel has none of the marks of a
-naive root left (termination ``naive``; kltrans.lineage.naive), when no simplification
-applies but some remain (``stuck``, with the list: a gap of the pass library), at the step
-limit (``max-steps``), or when every applicable candidate is rejected (``all-rejected``).
+The walk stops when no simplification applies (or every one that applies is rejected)
+and the kernel has none of the marks of a naive root left (termination ``naive``;
+kltrans.lineage.naive), when no simplification applies but some remain (``stuck``, with the list: a gap of the pass library), at the step
+limit (``max-steps``), or when every applicable candidate is rejected and a mark is left
+(``all-rejected``).
 A ``stuck`` or ``all-rejected`` end first backs out (at most ``max_backtracks`` times): the
 latest step that had another accepted candidate takes the next one instead, and the steps
 after it are dropped (``doc["backtracks"]`` records each: where, what was abandoned, the
@@ -541,6 +542,18 @@ def _walk(opts: WalkOptions, ex: _LazyExecutor) -> dict:
         for c in accepted:
             c.resources = _resource_delta(cur_gate.get("resources"), c.resources)
         if not accepted:
+            from kltrans.lineage.naive import mechanisms_left
+
+            left = mechanisms_left(unit, ne, opts.arch or "sm_90")
+            if not left:  # nothing valid to take and nothing left to take away
+                doc["termination"] = {
+                    "kind": "naive",
+                    "reason": f"no simplification passes the gate and the round trip (all "
+                              f"{len(live)} applicable candidate(s) rejected), and no "
+                              f"mechanism is left"}
+                doc["residual_mechanisms"] = []
+                doc["rejected_at_end"] = [c.to_json() for c in cands]
+                break
             end = {"kind": "all-rejected",
                    "reason": f"all {len(live)} applicable candidate(s) rejected"}
             moved = _backtrack(doc, out, end, opts, ctx, wl, kernel, ne, sizes, backend,

@@ -15,6 +15,7 @@ _SIDE_EFFECTS = {"assignment_expression", "update_expression", "call_expression"
 _PURE_CALLS = {"min", "max", "fminf", "fmaxf", "abs", "fabsf", "__ldg", "sqrtf", "expf",
                "__expf", "logf", "rsqrtf", "fmaf", "__fdividef", "__float2half",
                "__half2float", "__bfloat162float", "__float2bfloat16"}
+_CASTS = {"static_cast", "reinterpret_cast", "const_cast"}
 
 
 def int_literal(unit, node) -> bool:
@@ -30,8 +31,10 @@ def thread_index(unit, node) -> bool:
 
 
 def pure(unit, node) -> bool:
-    """No assignments, increments or calls (except known side-effect-free math). A lambda
-    expression is pure: evaluating it makes a closure and runs none of its body."""
+    """No assignments, increments or calls (except known side-effect-free math and the
+    C++ casts ``static_cast``/``reinterpret_cast``/``const_cast``, whose operand is checked
+    like the rest). A lambda expression is pure: evaluating it makes a closure and runs
+    none of its body."""
     stack = [node]
     while stack:
         n = stack.pop()
@@ -42,6 +45,9 @@ def pure(unit, node) -> bool:
             if n.type == "call_expression":
                 fn = n.child_by_field_name("function")
                 if fn is not None and unit.text(fn) in _PURE_CALLS:
+                    continue
+                if fn is not None and fn.type == "template_function" and \
+                        unit.text(fn.child_by_field_name("name")) in _CASTS:
                     continue
             return False
     return True

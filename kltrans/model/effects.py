@@ -1,0 +1,735 @@
+"""What a piece of a kernel does to memory, for one thread, as values over its loads.
+
+:class:`Machine` runs statements of one thread with every integer concrete (sizes, thread
+and block ids, loop variables: numbers chosen by the caller) and every other value symbolic:
+a float is a term over the loads it reads, the kernel's scalar parameters and the calls it
+makes (``("call", "__expf", (("load", "x", 8),))``). Running a region gives an
+:class:`Effects`: the final value stored at each ``(array, element)`` and the elements read
+before being written. Two regions do the same thing when their effects are equal, however
+they are spelled: ``y4[i] = v`` after ``float4 v = x4[i]; v.x = f(v.x); ...`` and four
+``y[4*i+c] = f(x[4*i+c])`` store the same terms at the same elements.
+
+Read: declarations (scalars, CUDA vector types such as ``float4``, fixed local arrays),
+assignments and compound assignments, ``++``/``--``, ``if`` with a concrete condition,
+``for``/``while`` loops whose conditions come out concrete (run, at most
+:data:`MAX_STEPS` statements in all), ``return``; subscripts, ``*p``, pointer arithmetic,
+``reinterpret_cast`` vector views (``float4`` over ``float``: 4 elements at a time), the
+cached loads and stores of :mod:`kltrans.model.ops` (``__ldcs(p)``, ``__stcs(p, v)``: the
+hint does not change the effect), ``make_float4`` and the other ``make_<vector>``
+constructors, ``__device__`` functions of the unit and lambdas (called by value or by
+reference: their bodies run), ``min``/``max`` of integers, the unit's integer constants
+(macros, ``constexpr``). Any other call is a term named by its callee.
+
+Not read (the machine raises :class:`Unsupported` with the reason, never guesses):
+barriers, shuffles, atomics and the other operations of ``spellings.yaml`` that involve
+other threads; ``break``/``continue``/``goto``; a branch on a symbolic value; structs,
+unions and pointers held in memory. Distinct arrays are distinct memory (the gate's
+inputs are separate buffers).
+
+Layering: :mod:`kltrans.syntax`, the public names of :mod:`kltrans.analysis` and
+:mod:`kltrans.model.ops`.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from kltrans.analysis.smem import type_size
+from kltrans.model.ops import operations
+from kltrans.syntax.contract import file_constants
+from kltrans.syntax.cuda import find_functions
+
+if TYPE_CHECKING:  # pragma: no cover
+    from tree_sitter import Node
+
+    from kltrans.syntax.cuda import Function
+    from kltrans.syntax.unit import Unit
+
+MAX_STEPS = 20000
+MAX_DEPTH = 8
+_VECTOR = re.compile(r"^(?:const\s+)?((?:u?(?:char|short|int|long|longlong))|float|double|half"
+                     r"|__half|bfloat16|__nv_bfloat16)([1-4])$")
+_LANES = "xyzw"
+_SKIP = ("comment", "preproc_call", "empty_statement", ";")
+_QUALIFIERS = re.compile(r"\b(const|volatile|__restrict__|__restrict|static|register|"
+                         r"constexpr|__shared__|__device__)\b")
+
+
+class Unsupported(Exception):
+    """The machine cannot run this code; the message says what it met."""
+
+
+@dataclass
+class Ptr:
+    """A pointer ``offset`` elements into array ``base``, moving ``width`` elements."""
+
+    base: str
+    offset: int
+    width: int = 1
+    view: str | None = None
+
+
+@dataclass
+class Agg:
+    """A vector or a fixed local array: one value per element."""
+
+    type: str
+    slots: list
+
+
+@dataclass
+class Fn:
+    """A lambda: its node and the environment it captured."""
+
+    node: Any
+    env: dict
+
+
+@dataclass
+class Cell:
+    value: Any = None
+
+
+@dataclass
+class Effects:
+    """``stores``: (array, element) -> value last stored; ``loads``: elements read from
+    memory (not from a store of the same run)."""
+
+    stores: dict = field(default_factory=dict)
+    loads: set = field(default_factory=set)
+
+
+class _Return(Exception):
+    def __init__(self, value):
+        self.value = value
+
+
+class Machine:
+    """Runs statements of ``fn`` for one thread of a launch (see the module doc)."""
+
+    def __init__(self, unit: "Unit", fn: "Function", ints: dict[str, int]):
+        self.unit = unit
+        self.fn = fn
+        self.ints = dict(ints)  # parameters and builtins: "n", "threadIdx.x", ...
+        self.consts = file_constants(unit)
+        self.funcs = {f.name: f for f in find_functions(unit) if f.body is not None}
+        self.ops = {op.node.id: op for op in operations(unit)}
+        self.fx = Effects()
+        self.steps = 0
+        self.depth = 0
+
+    # ------------------------------------------------------------------ entry points
+    def parameters(self) -> dict:
+        """The kernel's parameters as an environment: pointers to arrays of their own
+        name, integers from ``ints``, other scalars symbolic."""
+        env: dict = {}
+        for p in self.fn.params:
+            if p.name is None:
+                continue
+            if p.pointer:
+                env[p.name] = Cell(Ptr(p.name, 0, 1, None))
+            elif p.name in self.ints:
+                env[p.name] = Cell(self.ints[p.name])
+            else:
+                env[p.name] = Cell(("sym", p.name))
+        return env
+
+    def run(self, stmts, env: dict) -> Effects:
+        """Run ``stmts`` (nodes) in ``env`` (changed in place) with fresh memory."""
+        self.fx = Effects()
+        for s in stmts:
+            self.stmt(s, env)
+        return self.fx
+
+    def value(self, node, env):
+        return self.expr(node, env)
+
+    # -------------------------------------------------------------------- statements
+    def tick(self):
+        self.steps += 1
+        if self.steps > MAX_STEPS:
+            raise Unsupported(f"more than {MAX_STEPS} statements run")
+
+    def stmt(self, n, env):
+        self.tick()
+        t = n.type
+        if t in _SKIP:
+            return
+        if t == "compound_statement":
+            inner = dict(env)
+            for c in n.named_children:
+                self.stmt(c, inner)
+            for k in env:
+                env[k] = inner[k]
+            return
+        if t == "expression_statement":
+            for c in n.named_children:
+                self.expr(c, env)
+            return
+        if t == "declaration":
+            return self.declare(n, env)
+        if t == "if_statement":
+            cond = self.concrete(n.child_by_field_name("condition"), env, "an if condition")
+            branch = n.child_by_field_name("consequence" if cond else "alternative")
+            if branch is not None:
+                if branch.type == "else_clause":
+                    branch = branch.named_children[-1]
+                self.stmt(branch, env)
+            return
+        if t in ("for_statement", "while_statement"):
+            return self.loop(n, env)
+        if t == "return_statement":
+            vals = [c for c in n.named_children if c.type != "comment"]
+            raise _Return(self.expr(vals[0], env) if vals else None)
+        raise Unsupported(f"a {t.replace('_', ' ')} at line {n.start_point[0] + 1}")
+
+    def loop(self, n, env):
+        inner = dict(env)
+        if n.type == "for_statement":
+            init = n.child_by_field_name("initializer")
+            if init is not None:
+                (self.declare if init.type == "declaration" else self.expr)(init, inner)
+        cond = n.child_by_field_name("condition")
+        update = n.child_by_field_name("update")
+        body = n.child_by_field_name("body")
+        while cond is None or self.concrete(cond, inner, "a loop condition"):
+            self.tick()
+            self.stmt(body, inner)
+            if update is not None:
+                self.expr(update, inner)
+        for k in env:
+            env[k] = inner[k]
+
+    def declare(self, n, env):
+        typ = self.unit.text(n.child_by_field_name("type"))
+        for d in n.children_by_field_name("declarator"):
+            init = None
+            if d.type == "init_declarator":
+                init = d.child_by_field_name("value")
+                d = d.child_by_field_name("declarator")
+            name, dims, ptr, ref = _declarator(self.unit, d, self, env)
+            if ref:
+                if init is None:
+                    raise Unsupported(f"reference {name} without a binding")
+                env[name] = self.lvalue(init, env)
+                continue
+            if init is not None and init.type == "initializer_list":
+                vals = [self.expr(c, env) for c in init.named_children]
+                env[name] = Cell(Agg(typ, vals + [None] * (max(dims or [0]) - len(vals))))
+                continue
+            val = self.expr(init, env) if init is not None else None
+            if dims:
+                size = 1
+                for k in dims:
+                    size *= k
+                env[name] = Cell(Agg(typ, [None] * size))
+            elif not ptr and _vector_lanes(typ):
+                env[name] = Cell(_copy(val) if isinstance(val, Agg)
+                                 else Agg(typ, [None] * _vector_lanes(typ)))
+            else:
+                env[name] = Cell(self.convert(typ, val) if not ptr else val)
+
+    def convert(self, typ: str, val):
+        base = _QUALIFIERS.sub("", typ).strip()
+        if isinstance(val, int) and base in ("float", "double"):
+            return ("num", float(val))
+        if isinstance(val, tuple) and base in ("int", "unsigned", "unsigned int", "long"):
+            return ("cast", base, val)
+        return val
+
+    # ------------------------------------------------------------------- expressions
+    def concrete(self, node, env, what: str) -> int:
+        v = self.expr(node, env)
+        if isinstance(v, bool):
+            return int(v)
+        if not isinstance(v, int):
+            raise Unsupported(f"{what} that depends on a value ({self.unit.text(node)[:60]})")
+        return v
+
+    def expr(self, n, env):
+        t = n.type
+        if t in ("parenthesized_expression", "condition_clause"):
+            inner = [c for c in n.named_children if c.type != "comment"]
+            return self.expr(inner[-1], env)
+        if t == "number_literal":
+            return _number(self.unit.text(n))
+        if t in ("true", "false"):
+            return int(t == "true")
+        if t == "identifier":
+            return self.name(self.unit.text(n), env)
+        if t == "field_expression":
+            arg = n.child_by_field_name("argument")
+            if arg.type == "identifier" and self.unit.text(arg) in ("threadIdx", "blockIdx",
+                                                                    "blockDim", "gridDim"):
+                key = self.unit.text(n).replace(" ", "")
+                if key not in self.ints:
+                    raise Unsupported(f"{key} has no value here")
+                return self.ints[key]
+            return self.lvalue(n, env).get()
+        if t in ("subscript_expression", "pointer_expression") and _deref(n):
+            return self.lvalue(n, env).get()
+        if t == "pointer_expression":  # &x
+            lv = self.lvalue(n.child_by_field_name("argument"), env)
+            if isinstance(lv, MemRef):
+                return Ptr(lv.base, lv.index, lv.width, None)
+            raise Unsupported(f"the address of a local ({self.unit.text(n)[:40]})")
+        if t == "binary_expression":
+            op = self.unit.text(n.child_by_field_name("operator"))
+            a = self.expr(n.child_by_field_name("left"), env)
+            if op in ("&&", "||") and isinstance(a, int):
+                if (op == "&&") != bool(a):
+                    return int(bool(a))
+                return int(bool(self.concrete(n.child_by_field_name("right"), env, op)))
+            return binop(op, a, self.expr(n.child_by_field_name("right"), env))
+        if t == "unary_expression":
+            op = self.unit.text(n.child_by_field_name("operator"))
+            a = self.expr(n.child_by_field_name("argument"), env)
+            if isinstance(a, int):
+                return {"-": -a, "+": a, "!": int(not a), "~": ~a}[op]
+            return a if op == "+" else ("unop", op, a)
+        if t == "conditional_expression":
+            c = self.concrete(n.child_by_field_name("condition"), env, "a ?: condition")
+            return self.expr(n.child_by_field_name("consequence" if c else "alternative"), env)
+        if t == "assignment_expression":
+            return self.assign(n, env)
+        if t == "update_expression":
+            lv = self.lvalue(n.child_by_field_name("argument"), env)
+            old = lv.get()
+            op = "+" if "++" in self.unit.text(n) else "-"
+            lv.set(binop(op, old, 1))
+            prefix = n.children[0].type in ("++", "--")
+            return lv.get() if prefix else old
+        if t == "cast_expression":
+            typ = self.unit.text(n.child_by_field_name("type"))
+            return self.cast(typ, self.expr(n.child_by_field_name("value"), env))
+        if t == "comma_expression":
+            self.expr(n.child_by_field_name("left"), env)
+            return self.expr(n.child_by_field_name("right"), env)
+        if t == "call_expression":
+            return self.call(n, env)
+        if t == "lambda_expression":
+            return Fn(n, env)
+        if t in ("sizeof_expression",):
+            v = type_size(self.unit, self.unit.text(n)[6:].strip(" ()"))
+            if v is None:
+                raise Unsupported(f"{self.unit.text(n)}")
+            return v
+        raise Unsupported(f"a {t.replace('_', ' ')} ({self.unit.text(n)[:40]})")
+
+    def name(self, name: str, env):
+        if name in env:
+            cell = env[name]
+            return cell.get() if isinstance(cell, Ref) else cell.value
+        if name in self.ints:
+            return self.ints[name]
+        if name in self.consts:
+            return self.consts[name]
+        if name in ("warpSize",):
+            return 32
+        return ("sym", name)
+
+    def cast(self, typ: str, val):
+        typ = typ.strip()
+        if typ.endswith("*") and isinstance(val, Ptr):
+            return self.view(val, typ)
+        return self.convert(typ, val)
+
+    def view(self, p: Ptr, typ: str) -> Ptr:
+        target = _QUALIFIERS.sub("", typ.rstrip("* ").strip()).strip()
+        elem = self._elem(p.base)
+        ts, es = type_size(self.unit, target), type_size(self.unit, elem) if elem else None
+        if ts is None or es is None or ts % es:
+            raise Unsupported(f"a view of {p.base} as {target}")
+        return Ptr(p.base, p.offset, ts // es, target)
+
+    def _elem(self, base: str) -> str | None:
+        for p in self.fn.params:
+            if p.name == base:
+                return _QUALIFIERS.sub("", p.base_type).strip()
+        return None
+
+    def assign(self, n, env):
+        op = self.unit.text(n.child_by_field_name("operator"))
+        lv = self.lvalue(n.child_by_field_name("left"), env)
+        val = self.expr(n.child_by_field_name("right"), env)
+        if op != "=":
+            val = binop(op[:-1], lv.get(), val)
+        lv.set(val)
+        return val
+
+    def call(self, n, env):
+        fnode = n.child_by_field_name("function")
+        args = [c for c in n.child_by_field_name("arguments").named_children
+                if c.type != "comment"]
+        op = self.ops.get(n.id)
+        if op is not None:
+            if op.name == "load.cached":
+                return self.load(self.expr(args[0], env))
+            if op.name == "store.cached":
+                self.store(self.expr(args[0], env), self.expr(args[1], env))
+                return None
+            raise Unsupported(f"{op.spelling} ({op.name}) involves other threads or memory "
+                              f"orderings")
+        if fnode.type == "template_function":
+            name = self.unit.text(fnode.child_by_field_name("name"))
+            targs = fnode.child_by_field_name("arguments")
+            if name in ("reinterpret_cast", "static_cast", "const_cast"):
+                return self.cast(self.unit.text(targs)[1:-1], self.expr(args[0], env))
+            raise Unsupported(f"a call of {name}<...>")
+        name = self.unit.text(fnode)
+        vals = None
+        if name in env:
+            target = self.name(name, env)
+            if isinstance(target, Fn):
+                return self.invoke(target.node, target.env, args, env)
+        if name in self.funcs and name != self.fn.name:
+            return self.invoke(self.funcs[name].node, {}, args, env)
+        vals = [self.expr(a, env) for a in args]
+        if name.startswith("make_") and _vector_lanes(name[5:]):
+            return Agg(name[5:], vals)
+        if name in ("min", "max") and all(isinstance(v, int) for v in vals):
+            return (min if name == "min" else max)(vals)
+        if any(isinstance(v, (Ptr, Agg, Fn)) for v in vals):
+            raise Unsupported(f"a call of {name} with a pointer or aggregate argument")
+        return ("call", name, tuple(vals))
+
+    def invoke(self, fnode, closure: dict, args, env):
+        self.depth += 1
+        if self.depth > MAX_DEPTH:
+            raise Unsupported("calls nested too deep")
+        try:
+            decl = fnode.child_by_field_name("declarator")
+            params = _params(decl)
+            if len(params) != len(args):
+                raise Unsupported(f"a call with {len(args)} arguments of "
+                                  f"{len(params)} parameters")
+            local = dict(closure)
+            for p, a in zip(params, args):
+                pname = _param_name(self.unit, p)
+                if pname is None:
+                    raise Unsupported("an unnamed parameter")
+                if _is_reference(p):
+                    local[pname] = self.lvalue(a, env)
+                else:
+                    v = self.expr(a, env)
+                    local[pname] = Cell(_copy(v) if isinstance(v, Agg) else v)
+            body = fnode.child_by_field_name("body")
+            try:
+                for s in body.named_children:
+                    self.stmt(s, local)
+            except _Return as r:
+                return r.value
+            return None
+        finally:
+            self.depth -= 1
+
+    # ----------------------------------------------------------------------- memory
+    def load(self, p):
+        if not isinstance(p, Ptr):
+            raise Unsupported("a load through something that is not a known pointer")
+        return MemRef(self, p.base, p.offset, p.width, p.view).get()
+
+    def store(self, p, val):
+        if not isinstance(p, Ptr):
+            raise Unsupported("a store through something that is not a known pointer")
+        MemRef(self, p.base, p.offset, p.width, p.view).set(val)
+
+    def lvalue(self, n, env) -> "Ref":
+        t = n.type
+        if t == "parenthesized_expression":
+            return self.lvalue(n.named_children[-1], env)
+        if t == "identifier":
+            name = self.unit.text(n)
+            cell = env.get(name)
+            if cell is None:
+                raise Unsupported(f"{name} is not a local or parameter")
+            return cell if isinstance(cell, Ref) else VarRef(cell)
+        if t == "subscript_expression":
+            arg = n.child_by_field_name("argument")
+            idx_nodes = n.child_by_field_name("indices") or n.child_by_field_name("index")
+            idx_node = idx_nodes.named_children[0] if idx_nodes.type == "subscript_argument_list" \
+                else idx_nodes
+            k = self.concrete(idx_node, env, "an index")
+            base = self.expr(arg, env)
+            if isinstance(base, Ptr):
+                return MemRef(self, base.base, base.offset + k * base.width, base.width,
+                              base.view)
+            if isinstance(base, Agg):
+                return SlotRef(self.lvalue(arg, env), k)
+            raise Unsupported(f"a subscript of {self.unit.text(arg)[:40]}")
+        if t == "pointer_expression" and _deref(n):
+            p = self.expr(n.child_by_field_name("argument"), env)
+            if not isinstance(p, Ptr):
+                raise Unsupported("a dereference of something that is not a known pointer")
+            return MemRef(self, p.base, p.offset, p.width, p.view)
+        if t == "field_expression":
+            if self.unit.text(n.child_by_field_name("operator")) != ".":
+                raise Unsupported("a member through ->")
+            f = self.unit.text(n.child_by_field_name("field"))
+            if f not in _LANES:
+                raise Unsupported(f"the member {f}")
+            return SlotRef(self.lvalue(n.child_by_field_name("argument"), env), _LANES.index(f))
+        raise Unsupported(f"an assignment to {self.unit.text(n)[:40]}")
+
+
+class Ref:
+    def get(self):  # pragma: no cover - interface
+        raise NotImplementedError
+
+    def set(self, v):  # pragma: no cover - interface
+        raise NotImplementedError
+
+
+@dataclass
+class VarRef(Ref):
+    cell: Cell
+
+    def get(self):
+        if self.cell.value is None:
+            raise Unsupported("a read of a variable with no value")
+        return self.cell.value
+
+    def set(self, v):
+        self.cell.value = _copy(v) if isinstance(v, Agg) else v
+
+
+@dataclass
+class SlotRef(Ref):
+    of: Ref
+    slot: int
+
+    def get(self):
+        agg = self.of.get()
+        if not isinstance(agg, Agg) or not 0 <= self.slot < len(agg.slots):
+            raise Unsupported("an element outside a vector or local array")
+        if agg.slots[self.slot] is None:
+            raise Unsupported("a read of an element with no value")
+        return agg.slots[self.slot]
+
+    def set(self, v):
+        agg = self.of.get()
+        if not isinstance(agg, Agg) or not 0 <= self.slot < len(agg.slots):
+            raise Unsupported("an element outside a vector or local array")
+        agg.slots[self.slot] = v
+
+
+@dataclass
+class MemRef(Ref):
+    m: Machine
+    base: str
+    index: int
+    width: int
+    view: str | None
+
+    def get(self):
+        vals = []
+        for k in range(self.width):
+            key = (self.base, self.index + k)
+            if key in self.m.fx.stores:
+                vals.append(self.m.fx.stores[key])
+            else:
+                self.m.fx.loads.add(key)
+                vals.append(("load",) + key)
+        return vals[0] if self.width == 1 else Agg(self.view or "", vals)
+
+    def set(self, v):
+        if self.width == 1:
+            self.m.fx.stores[(self.base, self.index)] = v
+            return
+        if not isinstance(v, Agg) or len(v.slots) != self.width:
+            raise Unsupported(f"a {self.width}-element store of something else")
+        for k, s in enumerate(v.slots):
+            self.m.fx.stores[(self.base, self.index + k)] = s
+
+
+# --------------------------------------------------------------------------- helpers
+_COMMUTES = {"+", "*", "&", "|", "^", "==", "!="}
+
+
+def binop(op: str, a, b):
+    """``a op b``: integers computed as C computes them, anything else a term
+    (commutative operators with their operands in a fixed order)."""
+    if isinstance(a, bool):
+        a = int(a)
+    if isinstance(b, bool):
+        b = int(b)
+    if isinstance(a, Ptr) and isinstance(b, int) and op in "+-":
+        return Ptr(a.base, a.offset + (b if op == "+" else -b) * a.width, a.width, a.view)
+    if isinstance(b, Ptr) and isinstance(a, int) and op == "+":
+        return binop(op, b, a)
+    if isinstance(a, int) and isinstance(b, int):
+        return _int_op(op, a, b)
+    if isinstance(a, (Ptr, Agg, Fn)) or isinstance(b, (Ptr, Agg, Fn)):
+        raise Unsupported(f"'{op}' on a pointer or an aggregate")
+    if isinstance(a, int):
+        a = ("num", float(a))
+    if isinstance(b, int):
+        b = ("num", float(b))
+    if op in _COMMUTES and repr(b) < repr(a):
+        a, b = b, a
+    return ("op", op, a, b)
+
+
+def _int_op(op: str, a: int, b: int) -> int:
+    if op in ("/", "%"):
+        if b == 0:
+            raise Unsupported("an integer division by zero")
+        q = abs(a) // abs(b) * (1 if (a >= 0) == (b > 0) else -1)
+        return q if op == "/" else a - q * b
+    if op in ("<<", ">>") and not 0 <= b < 64:
+        raise Unsupported("a shift out of range")
+    table = {"+": a + b, "-": a - b, "*": a * b, "<<": a << b if op == "<<" else 0,
+             ">>": a >> b if op == ">>" else 0, "&": a & b, "|": a | b, "^": a ^ b,
+             "<": int(a < b), "<=": int(a <= b), ">": int(a > b), ">=": int(a >= b),
+             "==": int(a == b), "!=": int(a != b), "&&": int(bool(a and b)),
+             "||": int(bool(a or b))}
+    if op not in table:
+        raise Unsupported(f"the operator {op}")
+    return table[op]
+
+
+def _number(text: str):
+    t = text.lower().rstrip("ul")
+    if re.fullmatch(r"0x[0-9a-f]+|\d+", t):
+        return int(t, 0)
+    try:
+        return ("num", float(t.rstrip("f")))
+    except ValueError:
+        raise Unsupported(f"the number {text}") from None
+
+
+def _vector_lanes(typ: str) -> int:
+    m = _VECTOR.match(_QUALIFIERS.sub("", typ).strip())
+    return int(m.group(2)) if m else 0
+
+
+def _copy(v):
+    return Agg(v.type, list(v.slots)) if isinstance(v, Agg) else v
+
+
+def _deref(n) -> bool:
+    if n.type == "subscript_expression":
+        return True
+    op = n.child_by_field_name("operator")
+    return op is not None and op.type == "*"
+
+
+def _declarator(unit, d, m: Machine, env):
+    """(name, array dims, is pointer, is reference) of a declarator."""
+    dims, ptr, ref = [], False, False
+    while d is not None and d.type != "identifier":
+        if d.type == "array_declarator":
+            size = d.child_by_field_name("size")
+            if size is None:
+                raise Unsupported("an array of unknown size")
+            dims.insert(0, m.concrete(size, env, "an array size"))
+        elif d.type == "pointer_declarator":
+            ptr = True
+        elif d.type == "reference_declarator":
+            ref = True
+            d = d.named_children[0] if d.named_children else None
+            continue
+        d = d.child_by_field_name("declarator")
+    if d is None:
+        raise Unsupported("a declaration without a name")
+    return unit.text(d), dims, ptr, ref
+
+
+def _params(decl):
+    while decl is not None and decl.child_by_field_name("parameters") is None:
+        decl = decl.child_by_field_name("declarator")
+    if decl is None:
+        raise Unsupported("a function without a parameter list")
+    return [p for p in decl.child_by_field_name("parameters").named_children
+            if p.type in ("parameter_declaration", "optional_parameter_declaration")]
+
+
+def _is_reference(p) -> bool:
+    d = p.child_by_field_name("declarator")
+    return d is not None and d.type == "reference_declarator"
+
+
+def _param_name(unit, p) -> str | None:
+    d = p.child_by_field_name("declarator")
+    while d is not None and d.type != "identifier":
+        d = d.child_by_field_name("declarator") or (d.named_children[0] if d.named_children
+                                                   else None)
+    return unit.text(d) if d is not None else None
+
+
+# ----------------------------------------------------------------- thread-level facts
+def draws(fn: "Function", block: int | None, seed: int, count: int = 3) -> list[dict[str, int]]:
+    """``count`` concrete launches for ``fn``: every integer parameter a size (a few
+    hundred to a few thousand, each draw with another remainder modulo 16), a block of
+    ``block`` threads (256 when unknown), a few blocks, one thread of one block."""
+    import random
+
+    rnd = random.Random(seed)
+    b = block or 256
+    out = []
+    for k in range(count):
+        ints: dict[str, int] = {}
+        for p in fn.params:
+            if p.name and not p.pointer and _QUALIFIERS.sub("", p.base_type).strip() in (
+                    "int", "unsigned", "unsigned int", "long", "size_t", "int64_t",
+                    "uint32_t", "int32_t", "long long", "unsigned long long"):
+                ints[p.name] = 16 * rnd.randrange(20, 300) + (3 + 5 * k) % 16
+        grid = rnd.randrange(2, 9)
+        ints.update({"blockDim.x": b, "blockDim.y": 1, "blockDim.z": 1, "gridDim.x": grid,
+                     "gridDim.y": 1, "gridDim.z": 1, "threadIdx.x": rnd.randrange(b),
+                     "threadIdx.y": 0, "threadIdx.z": 0, "blockIdx.x": rnd.randrange(grid),
+                     "blockIdx.y": 0, "blockIdx.z": 0})
+        out.append(ints)
+    return out
+
+
+def before(m: Machine, stop: "Node") -> dict:
+    """The environment of the kernel's thread at the top-level statement ``stop``: the
+    statements before it are run; a declaration that cannot be run leaves its names
+    unreadable (reading one raises :class:`Unsupported`)."""
+    env = m.parameters()
+    for s in m.fn.body.named_children:
+        if s.start_byte >= stop.start_byte:
+            break
+        try:
+            m.stmt(s, env)
+        except Unsupported:
+            if s.type == "declaration":
+                for d in s.children_by_field_name("declarator"):
+                    name = _declared_name(m.unit, d)
+                    if name:
+                        env[name] = Cell(None)
+    m.fx = Effects()
+    return env
+
+
+def run_with(m: Machine, env: dict, binds: dict, stmts) -> Effects:
+    """The effects of ``stmts`` in a copy of ``env`` with ``binds`` (name -> value)."""
+    local = dict(env)
+    for k, v in binds.items():
+        local[k] = Cell(v)
+    return m.run(stmts, local)
+
+
+def interference(per_element: dict) -> str | None:
+    """Why the elements of ``per_element`` (element -> Effects) cannot run in any order
+    or on other threads: one writes what another reads or writes. None when they can."""
+    items = list(per_element.items())
+    for a, fa in items:
+        for b, fb in items:
+            if a == b:
+                continue
+            clash = set(fa.stores) & (set(fb.stores) | fb.loads)
+            if clash:
+                arr, idx = sorted(clash)[0]
+                how = "writes" if (arr, idx) in fb.stores else "reads"
+                return (f"element {a} writes {arr}[{idx}], which element {b} also {how}")
+    return None
+
+
+def _declared_name(unit, d) -> str | None:
+    while d is not None and d.type != "identifier":
+        d = d.child_by_field_name("declarator")
+    return unit.text(d) if d is not None else None

@@ -1,0 +1,134 @@
+"""kltrans.model.effects: one thread's stores as values over its loads, in any spelling."""
+
+import pytest
+
+from kltrans.model.effects import (Machine, Unsupported, before, binop, draws,
+                                   interference, run_with)
+from kltrans.syntax import parse
+from kltrans.syntax.cuda import find_functions
+
+INTS = {"n": 1003, "threadIdx.x": 5, "blockIdx.x": 1, "blockDim.x": 256, "gridDim.x": 3}
+
+
+def _kernel(src):
+    unit = parse(src, "k.cu")
+    fn = next(f for f in find_functions(unit) if f.is_kernel)
+    return unit, fn
+
+
+def _stmts(fn):
+    return [c for c in fn.body.named_children if c.type != "comment"]
+
+
+def _effects(src, binds=None, upto=None):
+    """Run the kernel body (or its statements from ``upto``) once with INTS."""
+    unit, fn = _kernel(src)
+    m = Machine(unit, fn, INTS)
+    stmts = _stmts(fn)
+    if upto is None:
+        return run_with(m, m.parameters(), binds or {}, stmts)
+    env = before(m, stmts[upto])
+    return run_with(m, env, binds or {}, stmts[upto:])
+
+
+VIEW = """
+__device__ float f(float v) { return v * 2.0f + 1.0f; }
+__global__ void k(const float* x, float* y, int n) {
+    const float4* x4 = reinterpret_cast<const float4*>(x);
+    float4* y4 = reinterpret_cast<float4*>(y);
+    int i = 3;
+    float4 v = __ldcs(x4 + i);
+    v.x = f(v.x); v.y = f(v.y); v.z = f(v.z); v.w = f(v.w);
+    __stcs(y4 + i, v);
+}
+"""
+
+SCALAR = """
+__global__ void k(const float* x, float* y, int n) {
+    for (int c = 0; c < 4; ++c) {
+        const float t = x[12 + c];
+        y[4 * 3 + c] = 1.0f + t * 2.0f;
+    }
+}
+"""
+
+
+def test_a_float4_view_and_four_scalar_bodies_store_the_same_values():
+    a, b = _effects(VIEW), _effects(SCALAR)
+    assert sorted(a.stores) == [("y", 12), ("y", 13), ("y", 14), ("y", 15)]
+    assert a.stores == b.stores  # helper inlined, commutative operands ordered
+    assert a.loads == b.loads == {("x", 12), ("x", 13), ("x", 14), ("x", 15)}
+
+
+def test_a_lambda_by_reference_updates_the_callers_variables():
+    src = """
+    __global__ void k(float* p, const float* g, float lr, int n) {
+        auto step = [&](float& w, float d) { w = w - lr * d; };
+        float w = p[7];
+        step(w, g[7]);
+        p[7] = w;
+    }"""
+    fx = _effects(src)
+    assert fx.stores == {("p", 7): binop("-", ("load", "p", 7),
+                                         binop("*", ("sym", "lr"), ("load", "g", 7)))}
+
+
+def test_a_store_then_a_load_of_the_same_element_reads_the_stored_value():
+    fx = _effects("__global__ void k(float* y, int n) { y[2] = 1.0f; y[3] = y[2] + 1.0f; }")
+    assert fx.stores[("y", 3)] == binop("+", ("num", 1.0), ("num", 1.0))
+    assert fx.loads == set()
+
+
+def test_integers_are_computed_as_c_computes_them():
+    assert binop("/", -7, 2) == -3 and binop("%", -7, 2) == -1  # truncation, not floor
+    assert binop(">>", -7, 1) == -4
+    unit, fn = _kernel("__global__ void k(float* y, int n) { const int q = n >> 2; }")
+    m = Machine(unit, fn, INTS)
+    env = m.parameters()
+    m.run(_stmts(fn), env)
+    assert env["q"].value == 1003 >> 2
+
+
+def test_the_environment_before_a_statement_has_the_thread_ids_and_sizes():
+    unit, fn = _kernel("""
+    __global__ void k(const float* x, float* y, int n) {
+        const int tid = blockIdx.x * blockDim.x + threadIdx.x;
+        const int stride = blockDim.x * gridDim.x;
+        y[tid] = x[tid];
+    }""")
+    m = Machine(unit, fn, INTS)
+    env = before(m, _stmts(fn)[2])
+    assert env["tid"].value == 261 and env["stride"].value == 768
+
+
+@pytest.mark.parametrize("body, why", [
+    ("__syncthreads(); y[0] = 1.0f;", "involves other threads"),  # a barrier
+    ("if (y[0] > 0.0f) y[1] = 1.0f;", "depends on a value"),  # branch on data
+    ("for (int c = 0; c < 4; ++c) { if (c == 2) break; y[c] = 0.0f; }", "break"),
+    ("atomicAdd(y, 1.0f);", "atomicAdd"),  # not a known function: a pointer argument
+])
+def test_what_the_machine_does_not_run_raises_with_the_reason(body, why):
+    with pytest.raises(Unsupported, match=why):
+        _effects("__global__ void k(float* y, int n) { " + body + " }")
+
+
+def test_interference_names_an_element_that_reads_anothers_write():
+    unit, fn = _kernel("__global__ void k(float* x, int n) { int i = 0; x[i] = x[i + 1]; }")
+    m = Machine(unit, fn, INTS)
+    env = before(m, _stmts(fn)[1])
+    body = _stmts(fn)[1:]
+    per = {e: run_with(m, env, {"i": e}, body) for e in (4, 5)}
+    assert "element 5 writes x[5], which element 4 also reads" in interference(per)
+    own = _kernel("__global__ void k(float* x, int n) { int i = 0; x[i] = 2.0f * x[i]; }")
+    m = Machine(own[0], own[1], INTS)
+    env = before(m, _stmts(own[1])[1])
+    per = {e: run_with(m, env, {"i": e}, _stmts(own[1])[1:]) for e in (4, 5)}
+    assert interference(per) is None
+
+
+def test_draws_vary_the_size_modulo_the_chunk_widths_and_keep_the_thread_in_its_block():
+    _, fn = _kernel("__global__ void k(float* y, int n) {}")
+    got = draws(fn, 128, seed=1)
+    assert len({d["n"] % 16 for d in got}) == 3
+    assert all(0 <= d["threadIdx.x"] < 128 and d["blockDim.x"] == 128 for d in got)
+    assert all(0 <= d["blockIdx.x"] < d["gridDim.x"] for d in got)

@@ -1,0 +1,32 @@
+// RUN: kltrans opt -p 'unchunk-loop'
+// GATE: tests/data/workloads/scale
+// ROUNDTRIP: none: chunk-loop writes the chunk as float4 lanes or as copies of the scalar body, not through float4 views
+// The chunk loop is a while loop over float4 views of x and y (reinterpret_cast), the
+// tail is named idx and sits after a comment. The model reads a view's load as four
+// consecutive elements, so the chunk's stores are those of four scalar bodies: the loop
+// keeps its while form and its update, the comment and the tail go.
+// kltrans: launch scale grid=min(ceil_div(n, 4 * 256), 528) block=256
+extern "C" __global__ void scale(const float* x, float* y, float a, float b, int n)
+{
+    const int stride = blockDim.x * gridDim.x;
+    const int tid = blockIdx.x * blockDim.x + threadIdx.x;
+    const int groups = n / 4;
+    const float4* x4 = reinterpret_cast<const float4*>(x);
+    float4* y4 = reinterpret_cast<float4*>(y);
+    int g = tid;
+    while (g < groups)
+    {
+        float4 v = x4[g];
+        v.x = a * v.x + b;
+        v.y = a * v.y + b;
+        v.z = a * v.z + b;
+        v.w = a * v.w + b;
+        y4[g] = v;
+        g += stride;
+    }
+
+    // the last n % 4 elements, one per thread
+    const int idx = 4 * groups + tid;
+    if (idx < n)
+        y[idx] = a * x[idx] + b;
+}
