@@ -110,6 +110,8 @@ def _read_chunks(site):
     if isinstance(tail, str):
         return tail
     unit, fn = site.unit, site.function
+    if any(n.type == "identifier" and unit.text(n) == var for n in unit.walk(tail.body)):
+        return f"the tail's body reads {var}, the name the merged loop's index takes"
     width = None
     checked = []
     for ints in draws(fn, _block(site), seed=site.node.start_byte):

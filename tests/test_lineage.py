@@ -568,3 +568,32 @@ def test_a_walk_compares_launch_headers_as_launches(tmp_path):
     [t] = doc["transitions"]
     assert t["pass"] == "one-per-thread" and t["roundtrip"]["ok"]
     assert doc["termination"]["kind"] == "naive"
+
+
+FAST_EXP = """// kltrans: launch scale grid=ceil_div(n, 256) block=256
+extern "C" __global__ void scale(const float* x, float* y, float a, float b, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    const float4* unused = reinterpret_cast<const float4*>(x);
+    if (i < n) y[i] = a * x[i] + b + 0.0f * __expf(x[i]);
+}
+"""
+
+
+def test_a_walk_whose_only_steps_are_rejected_ends_naive_when_no_mark_is_left(tmp_path):
+    """precise-math applies to __expf and passes the gate, but its inverse (fast-math)
+    cannot show the argument range, so the round trip fails: nothing valid is left to
+    take, and nothing the naive check marks (the float4 view is dead code) is left."""
+    k = tmp_path / "k.cu"
+    k.write_text(FAST_EXP)
+    doc = walk(WalkOptions(SCALE, expert=str(k), backend="cpu", out=str(tmp_path / "l"),
+                           jobs=1, progress=False))
+    assert doc["termination"]["kind"] == "naive", doc["termination"]
+    assert "rejected" in doc["termination"]["reason"]
+    [rej] = [c for c in doc["rejected_at_end"] if c.get("stage") == "roundtrip"]
+    assert rej["pass"] == "precise-math"
+    # the same kernel with a live vector view keeps a mark: the walk does not end naive
+    k.write_text(FAST_EXP.replace("0.0f * __expf(x[i])", "0.0f * __expf(unused[0].x)"))
+    doc = walk(WalkOptions(SCALE, expert=str(k), backend="cpu", out=str(tmp_path / "m"),
+                           jobs=1, progress=False))
+    assert doc["termination"]["kind"] != "naive"

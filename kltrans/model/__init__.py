@@ -22,6 +22,9 @@ spelling applies to every other. Results are computed once per unit (``Unit.memo
   contract read as the count it covers, the elements per block and a cap
   (``min(ceil_div(n, 4 * BLOCK), MAX_BLOCKS)``, ``(n + 255) / 256``), numbers resolved
   through the file's constants.
+- :mod:`~kltrans.model.effects` — what a region does to memory for one thread: the value
+  stored at each element as a term over the loads it reads, run at concrete sizes and
+  thread ids, so differently spelled regions compare by what they store.
 - :mod:`~kltrans.model.collectives` — reductions and scans across a warp, a block and the
   grid (shuffle loops in any spelling and in helpers, ``cg::reduce``, shared-memory trees,
   warp slots, leader atomics, Hillis–Steele, Blelloch, look-back), and synchronizations.
