@@ -29,7 +29,7 @@ from kltrans.match import Rule
 from kltrans.passes import Identifier, Pass, Precondition, option
 from kltrans.passes.manager import SkipSite
 from kltrans.syntax import Edit
-from passes.grid_stride import GLOBAL_INDEX, _width, builtin, check_contract
+from kltrans.passes.guard import GLOBAL_INDEX, int_width as _width, builtin, check_contract
 from kltrans.passes.rewrite import declared_names, inside, statements
 from passes.row_per_warp import (
     _FLOATS,

@@ -12,7 +12,7 @@ from kltrans.match import Rule
 from kltrans.passes import Choice, Identifier, Pass, Precondition, option
 from kltrans.syntax import Edit
 from kltrans.analysis.affine import strip_parens as _strip
-from passes.grid_stride import GUARD, GUARD_PRECONDITIONS, builtin, guarded, index_decl
+from kltrans.passes.guard import GUARD, GUARD_PRECONDITIONS, builtin, guarded, index_decl
 from kltrans.passes.rewrite import (
     call_parts, contract_of, declared_names, fresh_numbered as fresh, header_expr,
     indent_of as line_indent, indent_step, inside, int_text, norm, rename, shift, statements,

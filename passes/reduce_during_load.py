@@ -15,7 +15,7 @@ from kltrans.analysis.verdict import Verdict
 from kltrans.match import Rule
 from kltrans.passes import Choice, Pass, Precondition, option
 from kltrans.syntax import Edit
-from passes.grid_stride import index_decl
+from kltrans.passes.guard import index_decl
 from kltrans.passes.rewrite import call_parts, contract_of, header_expr, norm
 from passes.warp_reduce import _int, _parse_tree, _squash, _strip, _values
 

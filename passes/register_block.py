@@ -57,7 +57,7 @@ from kltrans.match.predicates import pure
 from kltrans.passes import Choice, Pass, Precondition, option
 from kltrans.syntax import Edit
 from kltrans.analysis.affine import strip_parens as _strip
-from passes.grid_stride import builtin
+from kltrans.passes.guard import builtin
 from kltrans.passes.rewrite import (
     call_parts, declared_names, fresh_numbered as fresh, header_expr, indent_of as line_indent,
     indent_step, inside, int_text, norm, shift, statements, unshift)

@@ -50,7 +50,7 @@ from kltrans.passes import Choice, Identifier, IntRange, OneOf, Pass, Preconditi
 from kltrans.passes.manager import SkipSite
 from kltrans.syntax import Edit
 from kltrans.analysis.affine import strip_parens as _strip
-from passes.grid_stride import GLOBAL_INDEX, builtin, index_decl
+from kltrans.passes.guard import GLOBAL_INDEX, builtin, index_decl
 from kltrans.passes.rewrite import (
     contract_of, header_expr, indent_of as line_indent, inside, int_text, norm, statements,
     unwrap, used_names)

@@ -18,7 +18,7 @@ from kltrans.match.pattern import tokens
 from kltrans.passes import Identifier, IntRange, OneOf, Pass, Precondition, option
 from kltrans.passes.base import Site
 from kltrans.syntax import Edit, parse
-from passes.grid_stride import builtin
+from kltrans.passes.guard import builtin
 from kltrans.passes.rewrite import indent_of as line_indent, norm
 
 _INT_TYPES = {"int", "unsigned", "unsigned int", "long", "long long", "size_t", "int32_t",

@@ -27,7 +27,7 @@ from kltrans.match.predicates import pure
 from kltrans.passes import Bool, Identifier, IntRange, OneOf, Pass, Precondition, option
 from kltrans.syntax import Edit
 from passes.block_reduce_atomic import define_value, squash
-from passes.grid_stride import _width
+from kltrans.passes.guard import int_width as _width
 from kltrans.passes.rewrite import indent_of as line_indent, norm, shift, statements, used_names
 
 MAX_FACTOR = 16

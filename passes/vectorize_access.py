@@ -12,7 +12,9 @@ from kltrans.match.pattern import Pattern
 from kltrans.passes import Choice, Pass, Precondition, option
 from kltrans.syntax import Edit
 from kltrans.match.predicates import pure
-from passes.grid_stride import GUARD, GUARD_PRECONDITIONS, _bound_width, _width as _int_width, check_global_index, check_index_type, check_sole_work, guarded, index_decl
+from kltrans.passes.guard import (
+    GUARD, GUARD_PRECONDITIONS, bound_width as _bound_width, check_global_index,
+    check_index_type, check_sole_work, guarded, index_decl, int_width as _int_width)
 from kltrans.passes.rewrite import (
     call_parts, contract_of, fresh_numbered as fresh, header_expr, indent_of as line_indent,
     indent_step, int_text, norm, rename, shift, splice, statements, unshift, used_names)

@@ -30,7 +30,7 @@ from kltrans.passes import Bool, Choice, Domain, Identifier, IntRange, OneOf, Pa
 from kltrans.passes import option
 from kltrans.passes.options import DomainError
 from kltrans.syntax import Edit
-from passes.grid_stride import GLOBAL_INDEX, index_decl
+from kltrans.passes.guard import GLOBAL_INDEX, index_decl
 from kltrans.passes.rewrite import (
     contract_of, indent_of as line_indent, inside, norm, statements, used_names)
 

@@ -26,7 +26,7 @@ from kltrans.match.predicates import pure
 from kltrans.passes import Bool, Choice, Identifier, IntRange, Pass, Precondition, option
 from kltrans.syntax import Edit
 from passes.block_reduce_atomic import squash, unwrap, wrap
-from passes.grid_stride import GLOBAL_INDEX, index_decl
+from kltrans.passes.guard import GLOBAL_INDEX, index_decl
 from kltrans.passes.rewrite import (
     contract_of, indent_of as line_indent, norm, statements, used_names)
 

@@ -30,7 +30,7 @@ from kltrans.analysis.verdict import Verdict
 from kltrans.match import Rule
 from kltrans.passes import Bool, Choice, Identifier, IntRange, OneOf, Pass, Precondition, option
 from kltrans.syntax import Edit
-from passes.grid_stride import GLOBAL_INDEX, GRID_SIZE
+from kltrans.passes.guard import GLOBAL_INDEX, GRID_SIZE
 from kltrans.passes.rewrite import (
     indent_of as line_indent, norm, shift, splice, statements, unshift)
 from passes.vectorize_lanes import (_PURE, ELEMS, _aligned_roots, _assigned, _declaration,
