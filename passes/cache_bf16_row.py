@@ -52,7 +52,9 @@ from kltrans.match import Rule
 from kltrans.passes import Choice, Identifier, Pass, Precondition, option
 from kltrans.syntax import Edit
 from passes.vectorize_bf16 import unpack_helper
-from passes.vectorize_lanes import _aligned_roots, _assigned, _declaration, _divisible_lens, _root
+from kltrans.passes.vector_facts import (
+    aligned_roots as _aligned_roots, assigned as _assigned, declaration as _declaration,
+    divisible_lens as _divisible_lens, root as _root)
 from passes.vectorize_online_stream import calls_of, indent, line_start, norm, template_regex
 
 # the scalar row function's body (the names in braces are read from it)

@@ -41,7 +41,8 @@ from kltrans.analysis.verdict import Verdict
 from kltrans.match import Rule
 from kltrans.passes import Identifier, IntRange, OneOf, Pass, Precondition, option
 from kltrans.syntax import Edit
-from passes.vectorize_lanes import _assigned, _declaration, _root
+from kltrans.passes.vector_facts import (
+    assigned as _assigned, declaration as _declaration, root as _root)
 from passes.vectorize_online_stream import (ADD1, _helper_is, _scalar_names, _vector_names,
                                             indent, line_start, norm, template_regex)
 

@@ -20,12 +20,13 @@ from kltrans.model.launch import block_dim
 from kltrans.model.loops import loop_fact
 from kltrans.passes import Choice, Identifier, OneOf, Pass, Precondition, option
 from kltrans.passes.manager import SkipSite
-from kltrans.passes.rewrite import (fresh_numbered, indent_of, insert_lines_before,
+from kltrans.passes.rewrite import (lex, fresh_numbered, indent_of, insert_lines_before,
                                     remove, rename, splice, statements)
 from kltrans.syntax import Edit
 from kltrans.syntax.contract import contracts
 
 WIDTHS = (2, 4, 8, 16)
+MAX_CHUNK_TOKENS = 4096
 _LOOPS = Rule(any=(Rule(kind="for_statement"), Rule(kind="while_statement")))
 _VECTORS = {2: "float2", 4: "float4"}
 
@@ -33,13 +34,16 @@ _VECTORS = {2: "float2", 4: "float4"}
 # ----------------------------------------------------------------------- reading
 @dataclass(frozen=True)
 class Tail:
-    """The scalar tail after a chunk loop: ``[int J = START;] if (J < N) BODY``."""
+    """The scalar tail after a chunk loop: ``int J = START; if (J < N) BODY`` (kind ``if``)
+    or ``for (int J = START; J < N; J += STRIDE) BODY`` (kind ``loop``)."""
 
+    kind: str
     var: str
-    decl: object  # the declaration of J, or None when J is declared in the if's place
-    stmt: object  # the if statement
+    start: object  # START
+    stmt: object  # the if or for statement
     bound: object  # N
     body: object
+    stride: object = None  # STRIDE (loop)
 
 
 def _grid_loop(site):
@@ -56,17 +60,21 @@ def _grid_loop(site):
 
 
 def _tail(site) -> Tail | str:
-    unit, nxt = site.unit, site.node.next_named_sibling
-    while nxt is not None and nxt.type == "comment":
-        nxt = nxt.next_named_sibling
+    unit, nxt = site.unit, _next(site.node)
     decl = None
+    if nxt is not None and nxt.type == "for_statement":
+        lp = loop_of(unit, nxt)
+        init = nxt.child_by_field_name("initializer")
+        if lp is None or lp.var is None or lp.cond_op != "<" or lp.step_op != "+=" or \
+                init is None or init.type != "declaration" or lp.init_node is None:
+            return "the tail loop is not `for (int j = START; j < n; j += stride)`"
+        return Tail("loop", lp.var, lp.init_node, nxt, lp.bound_node, lp.body, lp.step_node)
     if nxt is not None and nxt.type == "declaration" and \
             len(nxt.children_by_field_name("declarator")) == 1:
-        decl, nxt = nxt, nxt.next_named_sibling
-        while nxt is not None and nxt.type == "comment":
-            nxt = nxt.next_named_sibling
+        decl, nxt = nxt, _next(nxt)
     if nxt is None or nxt.type != "if_statement" or nxt.child_by_field_name("alternative"):
-        return "the loop is not followed by a scalar tail `int j = ...; if (j < n) ...`"
+        return ("the loop is not followed by a scalar tail `int j = ...; if (j < n) ...` or "
+                "`for (int j = ...; j < n; j += stride) ...`")
     cond = nxt.child_by_field_name("condition").named_children[-1]
     while cond.type == "parenthesized_expression":
         cond = cond.named_children[-1]
@@ -76,8 +84,18 @@ def _tail(site) -> Tail | str:
     var = unit.text(cond.child_by_field_name("left"))
     if decl is None or _declared(unit, decl) != var:
         return f"the tail's index {var} is not declared right before it"
-    return Tail(var, decl, nxt, cond.child_by_field_name("right"),
+    value = decl.children_by_field_name("declarator")[0].child_by_field_name("value")
+    if value is None:
+        return f"the tail's index {var} has no initial value"
+    return Tail("if", var, value, nxt, cond.child_by_field_name("right"),
                 nxt.child_by_field_name("consequence"))
+
+
+def _next(node):
+    nxt = node.next_named_sibling
+    while nxt is not None and nxt.type == "comment":
+        nxt = nxt.next_named_sibling
+    return nxt
 
 
 def _declared(unit, decl) -> str | None:
@@ -121,10 +139,13 @@ def _read_chunks(site):
             count = m.value(bound, env)
             start = m.value(lp.init_node, env)
             n = m.value(tail.bound, env)
-            j = m.value(tail.decl.children_by_field_name("declarator")[0]
-                        .child_by_field_name("value"), env)
+            j = m.value(tail.start, env)
+            step = m.value(tail.stride, env) if tail.stride is not None else None
         except (Unsupported, AttributeError) as e:
             return f"the sizes cannot be read at concrete values: {e}"
+        if tail.kind == "loop" and step != ints["blockDim.x"] * ints["gridDim.x"]:
+            return (f"the tail loop does not step by the grid's thread count "
+                    f"({unit.text(tail.stride)})")
         if not all(isinstance(v, int) for v in (count, start, n, j)) or count <= 0:
             return "the chunk count, the start, n or the tail index is not an integer"
         w = (j - start) // count if (j - start) % count == 0 else None
@@ -205,13 +226,16 @@ class UnchunkLoop(Pass):
         const int n4 = n / 4;
         for (int i = tid; i < n; i += stride) { y[i] = f(x[i]); }
 
+    The tail is ``int J = W * C + start; if (J < N) BODY`` or a grid-stride loop ``for
+    (int J = W * C + start; J < N; J += stride) BODY``.
+
     Preconditions: chunk-form (a grid-stride ``for``/``while`` loop over ``C`` chunks,
-    followed by ``J = W * C + start`` and ``if (J < N)``, with ``C = N / W`` for one W of
-    2, 4, 8, 16, checked at concrete sizes), same-work (run by the model at three launches:
+    followed by the tail, with ``C = N / W`` for one W of 2, 4, 8, 16, checked at
+    concrete sizes), same-work (run by the model at three launches:
     a chunk stores exactly what the scalar tail body stores for its W elements, and no
-    element writes what another reads or writes), tail-fits (a block has at least W
-    threads, so the tail has a thread per leftover element). Declarations the merged loop
-    no longer reads are kept.
+    element writes what another reads or writes), tail-fits (an ``if`` tail: a block has
+    at least W - 1 threads, one per leftover element). Declarations the merged loop no
+    longer reads are kept.
 
     Options: none (the width and the tail are read from the code).
 
@@ -260,7 +284,7 @@ class UnchunkLoop(Pass):
         lanes = "vector" if any(t in site.unit.text(got["loop"].body) for t in
                                 ("make_float", "float4", "float2")) else "copies"
         return ChunkLoop(width=got["width"], count=bound if bound.isidentifier() else "auto",
-                         tail_var=got["tail"].var, lanes=lanes)
+                         tail_var=got["tail"].var, lanes=lanes, tail=got["tail"].kind)
 
 
 def _width(site, ctx) -> int | None:
@@ -271,6 +295,12 @@ def _width(site, ctx) -> int | None:
 
 
 def _tail_fits(site, w) -> Verdict:
+    tail = site.pass_.tail if isinstance(site.pass_, ChunkLoop) else None
+    if tail is None:
+        got = _reading(site, None)
+        tail = got["tail"].kind if not isinstance(got, str) else None
+    if tail == "loop":
+        return Verdict.yes("the tail is a grid-stride loop: any number of threads covers it")
     b = _block(site)
     if w is None:
         return Verdict.unknown("no chunk width")
@@ -443,6 +473,18 @@ def _count_name(site, got) -> str | None:
     return order[-1] if order else None
 
 
+def _body_fits(site, ctx) -> Verdict:
+    got = _element_reading(site, ctx)
+    if isinstance(got, str):
+        return Verdict.unknown(got)
+    size = len(lex(site.unit.text(got[0].body))) * site.pass_.width
+    if size > MAX_CHUNK_TOKENS:
+        return Verdict.no(f"the chunk body would be about {size} tokens "
+                          f"(> {MAX_CHUNK_TOKENS})")
+    return Verdict.yes(f"about {size} tokens per chunk")
+
+
+
 @dataclass(frozen=True)
 class ChunkLoop(Pass):
     """Split a grid-stride loop over elements into chunks of W and a scalar tail.
@@ -464,16 +506,19 @@ class ChunkLoop(Pass):
 
     The chunk's elements are consecutive, so ``vectorize-views`` can then move each as one
     128-bit access. Preconditions: element-loop (a grid-stride ``for``/``while`` loop ``i
-    < N`` among the kernel's statements), independent (run by the model at three launches:
+    < N`` among the kernel's statements, not already a chunk loop with its tail),
+    independent (run by the model at three launches:
     no element writes what another reads or writes), lane-form (``vector``: the body is
     one store ``A[i] = f(B[i])`` of float arrays; ``copies`` takes any body), count (a
-    named ``count`` holds N / W before the loop), tail-fits (a block has at least
-    W - 1 threads).
+    named ``count`` holds N / W before the loop), tail-fits (``tail=if``: a block has at
+    least W - 1 threads), body-fits (W copies of the body stay under 4096 tokens).
 
     Options: ``width`` (2, 4, 8, 16; ``vector`` lanes: 2 or 4), ``count`` (the variable
     holding N / W, or ``auto``: one already declared, else a new one), ``tail_var`` (the
     tail's index, ``auto``: a fresh name), ``lanes`` (``vector``: load W lanes into a
-    ``float2``/``float4``, compute each, store each; ``copies``: W copies of the body).
+    ``float2``/``float4``, compute each, store each; ``copies``: W copies of the body),
+    ``tail`` (``if``: one leftover element per thread; ``loop``: a grid-stride loop over
+    the leftovers).
     """
 
     name = "chunk-loop"
@@ -492,6 +537,8 @@ class ChunkLoop(Pass):
         Precondition("tail-fits", "hardware",
                      "a block has at least W - 1 threads (one per leftover element)",
                      lambda site, ctx: _tail_fits(site, site.pass_.width)),
+        Precondition("body-fits", "hardware",
+                     "the chunk body stays small (instruction cache, registers)", _body_fits),
     )
 
     width: int = option(4, Choice(*WIDTHS), "elements per chunk", tune=True)
@@ -501,6 +548,8 @@ class ChunkLoop(Pass):
                            "the scalar tail's index (auto: a fresh name)")
     lanes: str = option("vector", Choice("vector", "copies"),
                         "vector: float2/float4 lanes; copies: W copies of the body", tune=True)
+    tail: str = option("if", Choice("if", "loop"),
+                       "if: one leftover element per thread; loop: a grid-stride loop over them")
 
     def rewrite(self, site, ctx):
         got = _element_reading(site, ctx)
@@ -527,9 +576,11 @@ class ChunkLoop(Pass):
         tail = _body_lines(unit, lp.body, var, tv)
         if site.node.type == "while_statement":
             tail = tail[:-1]
-        tail_text = (f"\n{ind}int {tv} = {w} * {count} + {unit.text(lp.init_node)};\n"
-                     f"{ind}if ({tv} < {unit.text(bound)}) {{\n"
-                     + "".join(f"{inner}{ln}\n" for ln in tail) + ind + "}")
+        start = f"{w} * {count} + {unit.text(lp.init_node)}"
+        head = (f"{ind}for (int {tv} = {start}; {tv} < {unit.text(bound)}; "
+                f"{tv} += {unit.text(lp.step_node)}) {{\n" if self.tail == "loop" else
+                f"{ind}int {tv} = {start};\n{ind}if ({tv} < {unit.text(bound)}) {{\n")
+        tail_text = "\n" + head + "".join(f"{inner}{ln}\n" for ln in tail) + ind + "}"
         edits += [Edit(bound.start_byte, bound.end_byte, count),
                   Edit(lp.body.start_byte, lp.body.end_byte, text),
                   Edit.insert(site.node.end_byte, tail_text)]
@@ -576,6 +627,10 @@ def _loop_verdict(site, ctx) -> Verdict:
     got = _element_reading(site, ctx)
     if isinstance(got, str):
         return Verdict.no(got)
+    chunked = _reading(site, ctx)
+    if not isinstance(chunked, str):
+        return Verdict.no(f"the loop already runs over {site.unit.text(chunked['bound'])} "
+                          f"chunks of {chunked['width']} with a scalar tail")
     if site.node.type == "while_statement":
         try:
             _while_step(site, got[0])

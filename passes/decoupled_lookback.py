@@ -19,14 +19,10 @@ from kltrans.match import Rule
 from kltrans.passes import Identifier, Pass, Precondition, option
 from kltrans.passes.facts import arch_number
 from kltrans.syntax import Edit
-
-_LEX = re.compile(r'"(?:[^"\\\n]|\\.)*"|#\s*\w+|[A-Za-z_]\w*|\d[\w.]*|::|<=|>=|==|!=|&&|'
-                  r'\|\||<<=|>>=|<<|>>|->|\+\+|--|\+=|-=|\S')
+from kltrans.passes.rewrite import token_text as _norm
 
 
-def _norm(text: str) -> str:
-    text = re.sub(r"//[^\n]*|/\*.*?\*/", " ", text, flags=re.S)
-    return " ".join(_LEX.findall(text))
+
 
 
 # the look-back block, as decoupled-lookback writes it ({{ }} are the captured names)

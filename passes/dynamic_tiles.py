@@ -17,15 +17,11 @@ from kltrans.analysis.verdict import Verdict
 from kltrans.match import Rule
 from kltrans.passes import Choice, Identifier, Pass, Precondition, option
 from kltrans.syntax import Edit
+from kltrans.passes.rewrite import token_text as _norm
 
-_LEX = re.compile(r'"(?:[^"\\\n]|\\.)*"|#\s*\w+|[A-Za-z_]\w*|\d[\w.]*|::|<=|>=|==|!=|&&|'
-                  r'\|\||<<|>>|->|\+\+|--|\+=|-=|\S')
 _TYPES = ("unsigned int", "int", "unsigned", "uint32_t")
 
 
-def _norm(text: str) -> str:
-    text = re.sub(r"//[^\n]*|/\*.*?\*/", " ", text, flags=re.S)
-    return " ".join(_LEX.findall(text))
 
 
 def _nxt(n):
@@ -223,6 +219,22 @@ def _block_tile(site, ctx) -> Verdict:
     return Verdict.yes(f"tile {m.group(2)} = blockIdx.x at the top level")
 
 
+def _local_counters(unit, fn) -> dict:
+    """name -> byte offset of each local ``unsigned int*`` / ``unsigned long long*``
+    declared with a value in ``fn`` (the first of a name), read once per function."""
+    memo = unit.memo("dynamic_tiles_counters", lambda u: {})
+    if fn.node.id not in memo:
+        found = {}
+        for d in unit.nodes_of_type("init_declarator", within=fn.node):
+            t = unit.text(d)
+            m = re.match(r"\*\s*([A-Za-z_]\w*)\s*=", t)
+            if m and m.group(1) not in found and \
+                    re.search(r"unsigned (long long|int)\s*$", unit.text(d.parent).split(t)[0]):
+                found[m.group(1)] = d.start_byte
+        memo[fn.node.id] = found
+    return memo[fn.node.id]
+
+
 def _counter_decl(site, ctx) -> Verdict:
     p = site.pass_
     unit = site.unit
@@ -230,13 +242,9 @@ def _counter_decl(site, ctx) -> Verdict:
     par = next((q for q in fn.params if q.name == p.counter), None)
     if par is not None and par.pointer == 1 and re.search(r"unsigned (long long|int)", par.type):
         return Verdict.yes(f"counter {p.counter} is a parameter {par.type}")
-    for d in unit.nodes_of_type("init_declarator", within=fn.node):
-        if d.start_byte > site.node.start_byte:
-            break
-        t = unit.text(d)
-        if re.match(r"\*\s*%s\s*=" % re.escape(p.counter), t) and \
-                re.search(r"unsigned (long long|int)\s*$", unit.text(d.parent).split(t)[0]):
-            return Verdict.yes(f"counter {p.counter} is a local pointer declared before")
+    at = _local_counters(unit, fn).get(p.counter)
+    if at is not None and at <= site.node.start_byte:
+        return Verdict.yes(f"counter {p.counter} is a local pointer declared before")
     return Verdict.no(f"no unsigned long long* / unsigned int* counter {p.counter} declared "
                       f"before the tile index (it must be zero at launch)")
 

@@ -18,7 +18,7 @@ from kltrans.analysis.verdict import Verdict
 from kltrans.match import Rule
 from kltrans.passes import Bool, Identifier, Pass, Precondition, option
 from kltrans.syntax import Edit
-from passes.vectorize_lanes import _declaration, _root
+from kltrans.passes.vector_facts import declaration as _declaration, root as _root
 from passes.vectorize_online_stream import (ADD1, SCALAR, _EXPRS, _helper_is, calls_of,
                                             delete_definition, device_function, indent,
                                             line_start, norm, template_regex, with_comments)

@@ -23,14 +23,10 @@ from kltrans.analysis.verdict import Verdict
 from kltrans.match import Rule
 from kltrans.passes import Bool, Identifier, IntRange, Pass, Precondition, option
 from kltrans.syntax import Edit
-
-_LEX = re.compile(r'"(?:[^"\\\n]|\\.)*"|#\s*\w+|[A-Za-z_]\w*|\d[\w.]*|::|<=|>=|==|!=|&&|'
-                  r'\|\||<<=|>>=|<<|>>|->|\+\+|--|\+=|-=|\S')
+from kltrans.passes.rewrite import token_text as _norm
 
 
-def _norm(text: str) -> str:
-    text = re.sub(r"//[^\n]*|/\*.*?\*/", " ", text, flags=re.S)
-    return " ".join(_LEX.findall(text))
+
 
 
 # the copy helpers and the tiled body, as pipelined-gemm writes them (before the kernel)

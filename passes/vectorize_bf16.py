@@ -38,9 +38,13 @@ from kltrans.passes.options import Domain, DomainError
 from kltrans.syntax import Edit
 from kltrans.passes.rewrite import (
     indent_of as line_indent, norm, shift, splice, statements, unshift)
-from passes.vectorize_lanes import (_PURE, _aligned_roots, _assigned, _declaration, _divisible_lens,
-                                    _flat, _idents, _indent_step, _is_pointer, _multiple, _pure,
-                                    _root, _strip)
+from kltrans.match.predicates import PURE_CALLS as _PURE
+from kltrans.match.predicates import pure as _pure
+from kltrans.passes.vector_facts import (
+    aligned_roots as _aligned_roots, assigned as _assigned, block_indent_step as _indent_step,
+    declaration as _declaration, divisible_lens as _divisible_lens, flat as _flat,
+    idents as _idents, is_pointer as _is_pointer, multiple as _multiple, root as _root,
+    strip as _strip)
 from passes.vectorize_stream import _GLOBAL_IDS, _GRID, _resolve, _sub_index
 
 BF16 = ("__nv_bfloat16", "nv_bfloat16")

@@ -29,132 +29,21 @@ from kltrans.match import Rule
 from kltrans.passes import Bool, Choice, Identifier, Pass, Precondition, option
 from kltrans.syntax import Edit
 from kltrans.passes.rewrite import (
-    indent_of as line_indent, norm, shift, splice, statements, unshift)
+    indent_of as line_indent, norm, shift, splice, unshift)
+from kltrans.match.predicates import pure as _pure
+from kltrans.passes.vector_facts import (
+    ELEMS, aligned_roots as _aligned_roots, assigned as _assigned, base_type as _base_type,
+    block_indent_step as _indent_step, declaration as _declaration,
+    divisible_lens as _divisible_lens, expr_of as _expr, flat as _flat, idents as _idents,
+    int_constant as _int, is_array as _is_array, is_pointer as _is_pointer,
+    multiple as _multiple, root as _root, single as _single, strip as _strip)
 
-#: element type -> (vector type prefix, size in bytes)
-ELEMS = {"float": ("float", 4), "int": ("int", 4), "unsigned int": ("uint", 4),
-         "unsigned": ("uint", 4), "double": ("double", 8)}
 COMPONENTS = "xyzw"
 LOADS = ("deref", "paren", "ldg")
 FILLS = ("chain", "each")
-_PURE = {"min", "max", "fminf", "fmaxf", "fmin", "fmax", "fabsf", "fabs", "sqrtf", "rsqrtf",
-         "expf", "__expf", "exp", "logf", "__logf", "tanhf", "fmaf", "__fdividef",
-         "__ldg", "static_cast", "__int_as_float", "__float_as_int"}
-_CASTS = ("uintptr_t", "size_t", "unsigned long long", "unsigned long", "uint64_t",
-          "std::uintptr_t", "intptr_t")
 
 
 # ==================================================================== small helpers
-def _strip(node):
-    while node is not None and node.type in ("parenthesized_expression", "cast_expression",
-                                             "condition_clause"):
-        if node.type == "cast_expression":
-            node = node.child_by_field_name("value")
-            continue
-        inner = [c for c in node.named_children if c.type != "comment"]
-        if len(inner) != 1:
-            break
-        node = inner[0]
-    return node
-
-
-def _flat(text: str) -> str:
-    text = re.sub(r"//[^\n]*|/\*.*?\*/", "", text, flags=re.S)
-    return re.sub(r"\s+", "", text)
-
-
-def _idents(unit, node, name=None):
-    return [n for n in unit.walk(node) if n.type == "identifier"
-            and (name is None or unit.text(n) == name)]
-
-
-def _pure(unit, node) -> bool:
-    for n in unit.walk(node):
-        if n.type in ("assignment_expression", "update_expression"):
-            return False
-        if n.type == "call_expression":
-            f = n.child_by_field_name("function")
-            name = re.sub(r"<.*>$", "", unit.text(f)) if f is not None else ""
-            if name not in _PURE:
-                return False
-    return True
-
-
-def _single(stmt):
-    """The one statement of a block (or the statement itself), else None."""
-    if stmt is None:
-        return None
-    if stmt.type == "compound_statement":
-        body = [s for s in statements(stmt) if s.type != "comment"]
-        return body[0] if len(body) == 1 else None
-    return stmt
-
-
-def _expr(stmt):
-    if stmt is None or stmt.type != "expression_statement":
-        return None
-    inner = [c for c in stmt.named_children if c.type != "comment"]
-    return inner[0] if len(inner) == 1 else None
-
-
-def _declaration(unit, fn, name: str, before: int):
-    """(declaration node, init value or None) of the last declaration of ``name`` in ``fn``
-    (parameters included) before byte ``before``."""
-    best = None
-    for n in unit.walk(fn.node):
-        if n.start_byte >= before:
-            continue
-        if n.type in ("declaration", "parameter_declaration"):
-            for d in n.children_by_field_name("declarator"):
-                ident = d
-                while ident is not None and ident.type != "identifier":
-                    ident = ident.child_by_field_name("declarator")
-                if ident is not None and unit.text(ident) == name:
-                    value = d.child_by_field_name("value") if d.type == "init_declarator" else None
-                    best = (n, value)
-    return best
-
-
-def _assigned(unit, fn, name: str) -> bool:
-    for n in unit.walk(fn.node):
-        if n.type in ("assignment_expression", "update_expression"):
-            tgt = n.child_by_field_name("left") or n.child_by_field_name("argument")
-            t = _strip(tgt)
-            if t is not None and t.type == "identifier" and unit.text(t) == name:
-                return True
-    return False
-
-
-def _base_type(unit, decl) -> str:
-    ty = decl.child_by_field_name("type")
-    t = norm(unit.text(ty)) if ty is not None else ""
-    return t
-
-
-def _is_pointer(unit, decl) -> bool:
-    return any(n.type == "pointer_declarator" for n in unit.walk(decl))
-
-
-def _is_array(unit, decl) -> bool:
-    return any(n.type == "array_declarator" for n in unit.walk(decl))
-
-
-def _int(unit, node, depth: int = 0) -> int | None:
-    """An integer literal, or an object-like macro defined as one (#define VEC 4)."""
-    node = _strip(node)
-    if node is None:
-        return None
-    if node.type == "identifier" and depth < 3:
-        src = unit.source[:node.start_byte].decode("utf-8", "replace")
-        found = re.findall(rf"^[ \t]*#[ \t]*define[ \t]+{re.escape(unit.text(node))}[ \t]+"
-                           rf"\(?(0[xX][0-9a-fA-F]+|\d+)[uUlL]*\)?[ \t]*(?://.*)?$", src, re.M)
-        return int(found[-1], 0) if found else None
-    if node.type != "number_literal":
-        return None
-    m = re.fullmatch(r"(0[xX][0-9a-fA-F]+|\d+)[uUlL]*", unit.text(node))
-    return int(m.group(1), 0) if m else None
-
-
 # ======================================================================= lane loops
 @dataclass
 class Lanes:
@@ -414,92 +303,6 @@ def _found(site) -> Found:
     return _find(site, flag)
 
 
-def _divisible_lens(unit, value, width: int) -> set:
-    """LEN texts the flag's initializer proves divisible by ``width``."""
-    flat = _flat(unit.text(value))
-    out = set()
-    for m in re.finditer(r"\(?([A-Za-z_][\w.]*)\)?&(0[xX][0-9a-fA-F]+|\d+)[uU]?\)?==0", flat):
-        if (int(m.group(2), 0) + 1) % width == 0:
-            out.add(m.group(1))
-    for m in re.finditer(r"\(?([A-Za-z_][\w.]*)\)?%(\d+)\)?==0", flat):
-        if int(m.group(2)) % width == 0:
-            out.add(m.group(1))
-    return out
-
-
-def _aligned_roots(unit, value, nbytes: int) -> set:
-    """Pointer names the flag's initializer tests for ``nbytes`` alignment."""
-    flat = _flat(unit.text(value))
-    masks = [int(m, 0) + 1 for m in re.findall(r"&(0[xX][0-9a-fA-F]+|\d+)[uUlL]*\)?==0", flat)]
-    masks += [int(m) for m in re.findall(r"%(\d+)[uUlL]*\)?==0", flat)]
-    if not any(m % nbytes == 0 for m in masks):
-        return set()
-    names = set()
-    for c in _CASTS:
-        cs = re.escape(c.replace(" ", ""))
-        names |= set(re.findall(rf"\({cs}\)\(?([A-Za-z_]\w*)\)?", flat))
-        names |= set(re.findall(rf"reinterpret_cast<{cs}>\(([A-Za-z_]\w*)\)", flat))
-    return names
-
-
-def _root(unit, fn, ptr: str, before: int, depth: int = 0):
-    """(parameter, offset node or None) that ``ptr`` is derived from."""
-    got = _declaration(unit, fn, ptr, before)
-    if got is None or depth > 4:
-        return None
-    decl, value = got
-    if decl.type == "parameter_declaration":
-        return ptr, None
-    if value is None or _assigned(unit, fn, ptr):
-        return None
-    v = _strip(value)
-    if v.type == "identifier":
-        return _root(unit, fn, unit.text(v), decl.start_byte, depth + 1)
-    if v.type == "binary_expression" and unit.text(v.child_by_field_name("operator")) == "+":
-        a, b = _strip(v.child_by_field_name("left")), v.child_by_field_name("right")
-        if a is not None and a.type == "identifier":
-            r = _root(unit, fn, unit.text(a), decl.start_byte, depth + 1)
-            if r is not None and r[1] is None:
-                return r[0], b
-    return None
-
-
-def _multiple(unit, fn, node, k: int, lens: set, before: int, depth: int = 0) -> bool:
-    """``node`` is a multiple of ``k`` (or of a LEN in ``lens``, each divisible by k)."""
-    n = _strip(node)
-    if n is None or depth > 4:
-        return False
-    lit = _int(unit, n)
-    if lit is not None:
-        return lit % k == 0
-    if n.type == "identifier":
-        name = unit.text(n)
-        if name in lens:
-            return True
-        got = _declaration(unit, fn, name, before)
-        if got is None or got[1] is None or _assigned(unit, fn, name):
-            return False
-        return _multiple(unit, fn, got[1], k, lens, got[0].start_byte, depth + 1)
-    if n.type == "conditional_expression":
-        return all(_multiple(unit, fn, n.child_by_field_name(f), k, lens, before, depth + 1)
-                   for f in ("consequence", "alternative"))
-    if n.type == "binary_expression":
-        op = unit.text(n.child_by_field_name("operator"))
-        a, b = n.child_by_field_name("left"), n.child_by_field_name("right")
-        if op == "*":
-            return _multiple(unit, fn, a, k, lens, before, depth + 1) or \
-                _multiple(unit, fn, b, k, lens, before, depth + 1)
-        if op in ("+", "-"):
-            return _multiple(unit, fn, a, k, lens, before, depth + 1) and \
-                _multiple(unit, fn, b, k, lens, before, depth + 1)
-        if op == "<<":
-            s = _int(unit, b)
-            return s is not None and (1 << s) % k == 0
-    if norm(unit.text(n)) in lens:
-        return True
-    return False
-
-
 def _flag_decl(site, f: Found):
     unit, fn = site.unit, site.function
     got = _declaration(unit, fn, f.flag, f.lanes.loop.start_byte)
@@ -613,19 +416,6 @@ def check_lanes_independent(site, ctx) -> Verdict:
             return Verdict.no(f"`{norm(unit.text(n))}` may read what the store to {L.ptr} writes "
                               f"(say --assume 'no_alias({mine[0] if mine else L.ptr},{name})')")
     return Verdict.yes("the stored values read registers or memory that cannot alias the store")
-
-
-def _indent_step(unit, node) -> str:
-    outer = line_indent(unit, node.start_byte)
-    # the step of the enclosing block: this line's indent minus its parent's
-    p = node.parent
-    while p is not None and p.type != "compound_statement":
-        p = p.parent
-    if p is not None and p.parent is not None:
-        par = line_indent(unit, p.parent.start_byte)
-        if outer.startswith(par) and len(outer) > len(par):
-            return outer[len(par):]
-    return "    "
 
 
 def _dispatch_text(unit, lanes, flag, vt, temp, load, fill, const, step, ind) -> str:

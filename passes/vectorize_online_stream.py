@@ -26,17 +26,13 @@ from kltrans.analysis.verdict import Verdict
 from kltrans.match import Rule
 from kltrans.passes import Bool, Identifier, IntRange, OneOf, Pass, Precondition, option
 from kltrans.syntax import Edit
-from passes.vectorize_lanes import (_aligned_roots, _assigned, _declaration, _divisible_lens,
-                                    _flat, _multiple, _root)
+from kltrans.passes.vector_facts import (
+    aligned_roots as _aligned_roots, assigned as _assigned, declaration as _declaration,
+    divisible_lens as _divisible_lens, flat as _flat, multiple as _multiple, root as _root)
+from kltrans.passes.rewrite import lex, token_text as norm
 
-_LEX = re.compile(r'"(?:[^"\\\n]|\\.)*"|#\s*\w+|[A-Za-z_]\w*|\d[\w.]*|::|<=|>=|==|!=|&&|'
-                  r'\|\||<<=|>>=|<<|>>|->|\+\+|--|\+=|-=|\S')
 
 
-def norm(text: str) -> str:
-    """Tokens of ``text`` (comments dropped) joined by single spaces."""
-    text = re.sub(r"//[^\n]*|/\*.*?\*/", " ", text, flags=re.S)
-    return " ".join(_LEX.findall(text))
 
 
 def template_regex(template: str, exprs=()) -> re.Pattern:
@@ -56,7 +52,7 @@ def template_regex(template: str, exprs=()) -> re.Pattern:
                 names.append(n)
                 out.append(f"(?P<{n}>.+?)" if n in exprs else f"(?P<{n}>[A-Za-z_]\\w*)")
         else:
-            out.extend(re.escape(t) for t in _LEX.findall(part))
+            out.extend(re.escape(t) for t in lex(part))
     return re.compile(" ".join(out))
 
 

@@ -33,9 +33,14 @@ from kltrans.syntax import Edit
 from kltrans.passes.guard import GLOBAL_INDEX, GRID_SIZE
 from kltrans.passes.rewrite import (
     indent_of as line_indent, norm, shift, splice, statements, unshift)
-from passes.vectorize_lanes import (_PURE, ELEMS, _aligned_roots, _assigned, _declaration,
-                                    _divisible_lens, _flat, _idents, _indent_step, _is_pointer,
-                                    _base_type, _multiple, _pure, _root, _single, _strip)
+from kltrans.match.predicates import PURE_CALLS as _PURE
+from kltrans.match.predicates import pure as _pure
+from kltrans.passes.vector_facts import (
+    ELEMS, aligned_roots as _aligned_roots, assigned as _assigned, base_type as _base_type,
+    block_indent_step as _indent_step, declaration as _declaration,
+    divisible_lens as _divisible_lens, flat as _flat, idents as _idents,
+    is_pointer as _is_pointer, multiple as _multiple, root as _root, single as _single,
+    strip as _strip)
 
 COMPONENTS = "xyzw"
 _SIMPLE = re.compile(r"^[A-Za-z_][\w.]*$|^[0-9]+[uU]?$")

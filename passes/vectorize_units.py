@@ -17,19 +17,14 @@ from kltrans.analysis.verdict import Verdict
 from kltrans.match import Rule
 from kltrans.passes import Bool, Identifier, Pass, Precondition, option
 from kltrans.syntax import Edit
+from kltrans.passes.rewrite import lex, token_text as _norm
 
-_LEX = re.compile(r'"(?:[^"\\\n]|\\.)*"|#\s*\w+|[A-Za-z_]\w*|\d[\w.]*|::|<=|>=|==|!=|&&|'
-                  r'\|\||<<=|>>=|<<|>>|->|\+\+|--|\+=|-=|\S')
 _VEC = {"int": "int4", "unsigned int": "uint4", "unsigned": "uint4", "float": "float4"}
 _LANES = ("x", "y", "z", "w")
 _ITYPES = ("size_t", "int", "unsigned int", "unsigned", "long long", "long",
            "unsigned long long", "ptrdiff_t")
 
 
-def _norm(text: str) -> str:
-    """Tokens joined by blanks, comments dropped (comparison modulo layout)."""
-    text = re.sub(r"//[^\n]*|/\*.*?\*/", " ", text, flags=re.S)
-    return " ".join(_LEX.findall(text))
 
 
 def _stmts(unit, node):
@@ -254,7 +249,7 @@ def _const(text: str, macros: dict, depth: int = 0) -> int | None:
     """The integer value of a constant expression of literals and macros, or None."""
     if depth > 20:
         return None
-    toks = _LEX.findall(text)
+    toks = lex(text)
     out = []
     for t in toks:
         if re.fullmatch(r"\d+[uUlL]*", t):

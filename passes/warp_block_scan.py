@@ -19,14 +19,10 @@ from kltrans.analysis.verdict import Verdict
 from kltrans.match import Rule
 from kltrans.passes import Identifier, Pass, Precondition, option
 from kltrans.syntax import Edit
-
-_LEX = re.compile(r'"(?:[^"\\\n]|\\.)*"|#\s*\w+|[A-Za-z_]\w*|\d[\w.]*|::|<=|>=|==|!=|&&|'
-                  r'\|\||<<=|>>=|<<|>>|->|\+\+|--|\+=|-=|\S')
+from kltrans.passes.rewrite import lex, token_text as _norm
 
 
-def _norm(text: str) -> str:
-    text = re.sub(r"//[^\n]*|/\*.*?\*/", " ", text, flags=re.S)
-    return " ".join(_LEX.findall(text))
+
 
 
 # the fast form (statements of the kernel body), as warp-block-scan writes it
@@ -111,7 +107,7 @@ def _regex(template: str) -> re.Pattern:
                 names.append(n)
                 out.append(f"(?P<{n}>.+?)" if n == "start" else f"(?P<{n}>[A-Za-z_]\\w*)")
         else:
-            out.extend(re.escape(t) for t in _LEX.findall(part))
+            out.extend(re.escape(t) for t in lex(part))
     return re.compile(" ".join(out))
 
 

@@ -71,3 +71,14 @@ def test_a_template_is_indented_by_the_engine():
     assert text == ("for (int q = 0; q < len; q++) {\n"
                     "      acc += x[q];\n"
                     "    }")
+
+
+def test_token_text_is_the_same_for_spellings_that_differ_in_blanks_and_comments():
+    from kltrans.passes.rewrite import lex, token_text
+
+    a = "s <<= 1;  // halve\n  acc +=x[i] ; i++;"
+    b = "s<<=1; /* halve */ acc += x[ i ];i ++ ;"
+    assert token_text(a) == token_text(b) == "s <<= 1 ; acc += x [ i ] ; i ++ ;"
+    assert lex('printf("a b"); # define N 4') == ['printf', '(', '"a b"', ')', ';',
+                                                  '# define', 'N', '4']
+    assert token_text("a - -b") != token_text("a -- b")  # operators are not merged across blanks

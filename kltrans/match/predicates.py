@@ -12,9 +12,12 @@ _INT = re.compile(r"^(0[xX][0-9a-fA-F]+|\d+)[uUlL]*$")
 _THREAD = re.compile(r"^(threadIdx|blockIdx|blockDim|gridDim)\.[xyz]$")
 _SIDE_EFFECTS = {"assignment_expression", "update_expression", "call_expression",
                  "new_expression", "delete_expression"}
-_PURE_CALLS = {"min", "max", "fminf", "fmaxf", "abs", "fabsf", "__ldg", "sqrtf", "expf",
-               "__expf", "logf", "rsqrtf", "fmaf", "__fdividef", "__float2half",
-               "__half2float", "__bfloat162float", "__float2bfloat16"}
+#: calls without side effects (math, conversions, read-only loads); casts are handled apart
+PURE_CALLS = frozenset({
+    "min", "max", "fminf", "fmaxf", "fmin", "fmax", "abs", "fabsf", "fabs", "sqrtf", "rsqrtf",
+    "expf", "__expf", "exp", "logf", "__logf", "tanhf", "fmaf", "__fdividef", "__ldg",
+    "__int_as_float", "__float_as_int", "__float2half", "__half2float", "__bfloat162float",
+    "__float2bfloat16", "static_cast"})
 _CASTS = {"static_cast", "reinterpret_cast", "const_cast"}
 
 
@@ -44,7 +47,7 @@ def pure(unit, node) -> bool:
         if n.type in _SIDE_EFFECTS:
             if n.type == "call_expression":
                 fn = n.child_by_field_name("function")
-                if fn is not None and unit.text(fn) in _PURE_CALLS:
+                if fn is not None and unit.text(fn) in PURE_CALLS:
                     continue
                 if fn is not None and fn.type == "template_function" and \
                         unit.text(fn.child_by_field_name("name")) in _CASTS:

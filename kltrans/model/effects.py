@@ -3,7 +3,7 @@
 :class:`Machine` runs statements of one thread with every integer concrete (sizes, thread
 and block ids, loop variables: numbers chosen by the caller) and every other value symbolic:
 a float is a term over the loads it reads, the kernel's scalar parameters and the calls it
-makes (``("call", "__expf", (("load", "x", 8),))``). Running a region gives an
+makes (``call(__expf, load(x, 8))``, a :class:`Term`). Running a region gives an
 :class:`Effects`: the final value stored at each ``(array, element)`` and the elements read
 before being written. Two regions do the same thing when their effects are equal, however
 they are spelled: ``y4[i] = v`` after ``float4 v = x4[i]; v.x = f(v.x); ...`` and four
@@ -59,6 +59,42 @@ _QUALIFIERS = re.compile(r"\b(const|volatile|__restrict__|__restrict|static|regi
 
 class Unsupported(Exception):
     """The machine cannot run this code; the message says what it met."""
+
+
+class Term:
+    """A symbolic value: an operation and its arguments (terms, numbers, names).
+
+    Terms share their subterms, so a value computed from itself many times stays small;
+    each carries a structural hash ``h`` computed once from its arguments' hashes, which
+    makes equality (same operation, arguments with the same hashes) and the canonical
+    order of commutative operands cost no walk of the tree. Two different terms with the
+    same 64-bit hash would compare equal: a chance far below any other error here.
+    """
+
+    __slots__ = ("op", "args", "h")
+
+    def __init__(self, op: str, *args):
+        self.op = op
+        self.args = args
+        self.h = hash((op,) + tuple(a.h if isinstance(a, Term) else (type(a).__name__, a)
+                                    for a in args))
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, Term) and self.h == other.h and self.op == other.op and \
+            len(self.args) == len(other.args)
+
+    def __hash__(self) -> int:
+        return self.h
+
+    def __repr__(self) -> str:
+        return self.show()
+
+    def show(self, depth: int = 4) -> str:
+        """The term as text, subterms deeper than ``depth`` written ``...``."""
+        if depth <= 0:
+            return "..."
+        parts = [a.show(depth - 1) if isinstance(a, Term) else repr(a) for a in self.args]
+        return f"{self.op}({', '.join(parts)})"
 
 
 @dataclass
@@ -133,7 +169,7 @@ class Machine:
             elif p.name in self.ints:
                 env[p.name] = Cell(self.ints[p.name])
             else:
-                env[p.name] = Cell(("sym", p.name))
+                env[p.name] = Cell(Term("sym", p.name))
         return env
 
     def run(self, stmts, env: dict) -> Effects:
@@ -234,9 +270,9 @@ class Machine:
     def convert(self, typ: str, val):
         base = _QUALIFIERS.sub("", typ).strip()
         if isinstance(val, int) and base in ("float", "double"):
-            return ("num", float(val))
-        if isinstance(val, tuple) and base in ("int", "unsigned", "unsigned int", "long"):
-            return ("cast", base, val)
+            return Term("num", float(val))
+        if isinstance(val, Term) and base in ("int", "unsigned", "unsigned int", "long"):
+            return Term("cast", base, val)
         return val
 
     # ------------------------------------------------------------------- expressions
@@ -288,7 +324,7 @@ class Machine:
             a = self.expr(n.child_by_field_name("argument"), env)
             if isinstance(a, int):
                 return {"-": -a, "+": a, "!": int(not a), "~": ~a}[op]
-            return a if op == "+" else ("unop", op, a)
+            return a if op == "+" else Term("unop", op, a)
         if t == "conditional_expression":
             c = self.concrete(n.child_by_field_name("condition"), env, "a ?: condition")
             return self.expr(n.child_by_field_name("consequence" if c else "alternative"), env)
@@ -328,7 +364,7 @@ class Machine:
             return self.consts[name]
         if name in ("warpSize",):
             return 32
-        return ("sym", name)
+        return Term("sym", name)
 
     def cast(self, typ: str, val):
         typ = typ.strip()
@@ -393,7 +429,7 @@ class Machine:
             return (min if name == "min" else max)(vals)
         if any(isinstance(v, (Ptr, Agg, Fn)) for v in vals):
             raise Unsupported(f"a call of {name} with a pointer or aggregate argument")
-        return ("call", name, tuple(vals))
+        return Term("call", name, *vals)
 
     def invoke(self, fnode, closure: dict, args, env):
         self.depth += 1
@@ -531,7 +567,7 @@ class MemRef(Ref):
                 vals.append(self.m.fx.stores[key])
             else:
                 self.m.fx.loads.add(key)
-                vals.append(("load",) + key)
+                vals.append(Term("load", *key))
         return vals[0] if self.width == 1 else Agg(self.view or "", vals)
 
     def set(self, v):
@@ -564,12 +600,12 @@ def binop(op: str, a, b):
     if isinstance(a, (Ptr, Agg, Fn)) or isinstance(b, (Ptr, Agg, Fn)):
         raise Unsupported(f"'{op}' on a pointer or an aggregate")
     if isinstance(a, int):
-        a = ("num", float(a))
+        a = Term("num", float(a))
     if isinstance(b, int):
-        b = ("num", float(b))
-    if op in _COMMUTES and repr(b) < repr(a):
+        b = Term("num", float(b))
+    if op in _COMMUTES and (b.h, repr(b.op)) < (a.h, repr(a.op)):
         a, b = b, a
-    return ("op", op, a, b)
+    return Term("op", op, a, b)
 
 
 def _int_op(op: str, a: int, b: int) -> int:
@@ -595,7 +631,7 @@ def _number(text: str):
     if re.fullmatch(r"0x[0-9a-f]+|\d+", t):
         return int(t, 0)
     try:
-        return ("num", float(t.rstrip("f")))
+        return Term("num", float(t.rstrip("f")))
     except ValueError:
         raise Unsupported(f"the number {text}") from None
 

@@ -131,6 +131,24 @@ def render(template: str, indent: str = "", **env) -> str:
 
 
 # --------------------------------------------------------------------- text of nodes
+_LEX = re.compile(r'"(?:[^"\\\n]|\\.)*"|#\s*\w+|[A-Za-z_]\w*|\d[\w.]*|::|<=|>=|==|!=|&&|'
+                  r'\|\||<<=|>>=|<<|>>|->|\+\+|--|\+=|-=|\S')
+_COMMENT = re.compile(r"//[^\n]*|/\*.*?\*/", re.S)
+
+
+def lex(text: str) -> list[str]:
+    """The C tokens of ``text``, comments included as text (drop them first with
+    :func:`token_text`): a string literal is one token, ``#define`` (blanks allowed after
+    ``#``) one, operators of two or three characters one."""
+    return _LEX.findall(text)
+
+
+def token_text(text: str) -> str:
+    """The tokens of ``text`` without its comments, joined by single spaces: spellings that
+    differ only in blanks, line breaks and comments give the same text."""
+    return " ".join(lex(_COMMENT.sub(" ", text)))
+
+
 def norm(text: str) -> str:
     """``text`` with every run of blanks one space."""
     return " ".join(text.split())

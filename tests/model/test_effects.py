@@ -2,7 +2,7 @@
 
 import pytest
 
-from kltrans.model.effects import (Machine, Unsupported, before, binop, draws,
+from kltrans.model.effects import (Machine, Term, Unsupported, before, binop, draws,
                                    interference, run_with)
 from kltrans.syntax import parse
 from kltrans.syntax.cuda import find_functions
@@ -69,13 +69,13 @@ def test_a_lambda_by_reference_updates_the_callers_variables():
         p[7] = w;
     }"""
     fx = _effects(src)
-    assert fx.stores == {("p", 7): binop("-", ("load", "p", 7),
-                                         binop("*", ("sym", "lr"), ("load", "g", 7)))}
+    assert fx.stores == {("p", 7): binop("-", Term("load", "p", 7),
+                                         binop("*", Term("sym", "lr"), Term("load", "g", 7)))}
 
 
 def test_a_store_then_a_load_of_the_same_element_reads_the_stored_value():
     fx = _effects("__global__ void k(float* y, int n) { y[2] = 1.0f; y[3] = y[2] + 1.0f; }")
-    assert fx.stores[("y", 3)] == binop("+", ("num", 1.0), ("num", 1.0))
+    assert fx.stores[("y", 3)] == binop("+", Term("num", 1.0), Term("num", 1.0))
     assert fx.loads == set()
 
 
@@ -132,3 +132,16 @@ def test_draws_vary_the_size_modulo_the_chunk_widths_and_keep_the_thread_in_its_
     assert len({d["n"] % 16 for d in got}) == 3
     assert all(0 <= d["threadIdx.x"] < 128 and d["blockDim.x"] == 128 for d in got)
     assert all(0 <= d["blockIdx.x"] < d["gridDim.x"] for d in got)
+
+
+def test_a_value_built_from_itself_many_times_stays_small():
+    """Each statement uses v three times: as a tree the value would have 3^40 leaves; the
+    shared terms keep it one node per operation, and comparing it costs nothing."""
+    body = " ".join("v = v * a + b * (v - 1.0f) / (1.0f + v * v);" for _ in range(40))
+    fx = _effects("__global__ void k(const float* x, float* y, float a, float b, int n) { "
+                  "float v = x[0]; " + body + " y[0] = v; }")
+    again = _effects("__global__ void k(const float* x, float* y, float a, float b, int n) {"
+                     " float v = x[0]; " + body + " y[0] = v; }")
+    assert fx.stores == again.stores
+    assert fx.stores[("y", 0)] != Term("load", "x", 0)
+    assert len(repr(fx.stores[("y", 0)])) < 2000  # shown to a bounded depth
