@@ -20,8 +20,9 @@ from kltrans.model.launch import block_dim
 from kltrans.model.loops import loop_fact
 from kltrans.passes import Choice, Identifier, OneOf, Pass, Precondition, option
 from kltrans.passes.manager import SkipSite
-from kltrans.passes.rewrite import (lex, fresh_numbered, indent_of, insert_lines_before,
-                                    remove, rename, splice, statements)
+from kltrans.passes.rewrite import (declarator_ident, fresh_numbered, indent_of,
+                                    insert_lines_before, lex, remove, rename, splice,
+                                    statements, unshift)
 from kltrans.syntax import Edit
 from kltrans.syntax.contract import contracts
 
@@ -82,7 +83,8 @@ def _tail(site) -> Tail | str:
             or cond.child_by_field_name("left").type != "identifier":
         return "the tail's condition is not `j < n`"
     var = unit.text(cond.child_by_field_name("left"))
-    if decl is None or _declared(unit, decl) != var:
+    ident = declarator_ident(decl.children_by_field_name("declarator")[0]) if decl else None
+    if ident is None or unit.text(ident) != var:
         return f"the tail's index {var} is not declared right before it"
     value = decl.children_by_field_name("declarator")[0].child_by_field_name("value")
     if value is None:
@@ -96,13 +98,6 @@ def _next(node):
     while nxt is not None and nxt.type == "comment":
         nxt = nxt.next_named_sibling
     return nxt
-
-
-def _declared(unit, decl) -> str | None:
-    d = decl.children_by_field_name("declarator")[0]
-    while d is not None and d.type != "identifier":
-        d = d.child_by_field_name("declarator")
-    return unit.text(d) if d is not None else None
 
 
 def _block(site) -> int | None:
@@ -332,12 +327,12 @@ def _step_indent(unit, body, ind) -> str:
 def _body_lines(unit, body, old, new) -> list[str]:
     """The statements of ``body`` with identifier ``old`` replaced by ``new``, one entry
     per line, each without the statement's own indentation."""
-    out = []
-    for s in statements(body):
-        base = indent_of(unit, s.start_byte)
-        lines = rename(unit, s, old, new).split("\n")
-        out += [lines[0]] + [ln[len(base):] if ln.startswith(base) else ln for ln in lines[1:]]
-    return out
+    return [ln for s in statements(body) for ln in _lines(unit, s, rename(unit, s, old, new))]
+
+
+def _lines(unit, stmt, text: str) -> list[str]:
+    """``text`` (statement ``stmt`` rewritten) as lines without the statement's indentation."""
+    return unshift(text, indent_of(unit, stmt.start_byte)).split("\n")
 
 
 # ------------------------------------------------------------------ chunk-loop
@@ -593,12 +588,8 @@ class ChunkLoop(Pass):
             out = []
             declares = any(s.type == "declaration" for s in body)
             for c in range(w):
-                lines = []
-                for s in body:
-                    base = indent_of(unit, s.start_byte)
-                    ls = _substitute(unit, s, var, at[c]).split("\n")
-                    lines += [ls[0]] + [x[len(base):] if x.startswith(base) else x
-                                        for x in ls[1:]]
+                lines = [ln for s in body
+                         for ln in _lines(unit, s, _substitute(unit, s, var, at[c]))]
                 out += (["{"] + ["    " + x for x in lines] + ["}"]) if declares else lines
             return out
         target, src, value, loads = _vector_parts(site, lp, var)
