@@ -28,8 +28,12 @@ from kltrans.syntax import Edit
 from kltrans.syntax.cuda import pragmas_for
 from kltrans.analysis.affine import strip_parens as _strip
 from kltrans.passes.rewrite import (
-    declared_names, fresh_numbered as fresh, indent_of as line_indent, indent_step, inside, norm,
-    statements)
+    declared_names, fresh_numbered as fresh, indent_of as line_indent, indent_step, inside,
+    comments_above, line_start, norm, remove_node, statements, unused_definitions)
+from kltrans.model.block import GROUP_MAKERS, accessors, leader_fold
+from kltrans.model.effects import draws
+from kltrans.model.launch import block_dim
+from kltrans.model.ops import operations
 
 # ======================================================================== shared bits
 #: atomic function -> reduction operator
@@ -979,6 +983,9 @@ class BlockReduceAtomic(Pass):
 REDUCTION = Rule(kind="for_statement", inside_kernel=True,
                  regex=r"__shfl_(xor|down)_sync",
                  precedes=Rule(pattern="__syncthreads();"))
+#: an atomic that may end a block fold of any spelling (read by the block machine)
+LEADER_ATOMIC = Rule(kind="call_expression", inside_kernel=True,
+                     regex=r"^atomic(Add|Max|Min)\s*\(")
 
 
 def _match(site, ctx):
@@ -1014,6 +1021,8 @@ def _own(site, red):
 
 
 def _reduction_shape(site, ctx) -> Verdict:
+    if site.node.type == "call_expression":
+        return _fold_shape(site, ctx)
     red, why = _match(site, ctx)
     if red is None:
         return Verdict.no(why)
@@ -1027,6 +1036,8 @@ def unit_text(site, node) -> str:
 
 
 def _matching_op(site, ctx) -> Verdict:
+    if site.node.type == "call_expression":
+        return _fold_op(site, ctx)
     red, why = _match(site, ctx)
     if red is None:
         return Verdict.unknown(why)
@@ -1044,6 +1055,8 @@ def _matching_op(site, ctx) -> Verdict:
 
 
 def _dead_after(site, ctx) -> Verdict:
+    if site.node.type == "call_expression":
+        return _fold_dead_after(site, ctx)
     red, why = _match(site, ctx)
     if red is None:
         return Verdict.unknown(why)
@@ -1087,6 +1100,8 @@ def _shared_names(unit, fn):
 
 
 def _barrier_private(site, ctx) -> Verdict:
+    if site.node.type == "call_expression":
+        return _fold_private(site, ctx)
     red, why = _match(site, ctx)
     if red is None:
         return Verdict.unknown(why)
@@ -1170,11 +1185,12 @@ class AtomicPerThread(Pass):
     name = "atomic-per-thread"
     kind = "simplify"
     inverse = "block-reduce-atomic"
-    anchor = REDUCTION
+    anchor = Rule(any=(REDUCTION, LEADER_ATOMIC))
     preconditions = (
         Precondition("reduction-shape", "layout",
                      "warp shuffles, per-warp partials in shared memory, warp 0, one atomic by "
-                     "thread 0", _reduction_shape),
+                     "thread 0; or, at an atomic, a block fold of any spelling that the "
+                     "block machine runs", _reduction_shape),
         Precondition("matching-op", "dtype",
                      "the shuffles and the atomic combine with one operator; warp 0 fills with "
                      "its identity", _matching_op),
@@ -1189,6 +1205,8 @@ class AtomicPerThread(Pass):
     braces: bool = option(True, Bool(), "brace the restored if's statement")
 
     def rewrite(self, site, ctx):
+        if site.node.type == "call_expression":
+            return _fold_rewrite(site, ctx)
         unit, fn = site.unit, site.function
         red, _ = _match(site, ctx)
         f = unit.text(red.atomic.child_by_field_name("function"))
@@ -1237,12 +1255,175 @@ class AtomicPerThread(Pass):
         return edits
 
     def inverse_for(self, site, ctx):
+        if site.node.type == "call_expression":
+            got = _fold(site, ctx)
+            xor = not isinstance(got, str) and any(
+                o.name == "shuffle.xor" and o.node.start_byte >= got.start.start_byte
+                for o in operations(site.unit) if o.function == site.function.name)
+            return BlockReduceAtomic(shuffle="xor" if xor else "down", reassoc=True)
         red, _ = _match(site, ctx)
         if red is None:
             return BlockReduceAtomic()
         if _own(site, red) is not None:
             return BlockReduceAtomic(shuffle=red.shuffle, reassoc=True)
         return BlockReduceAtomic(**_inline_options(site, red))
+
+
+# ------------------------------------------------------ a block fold of any spelling
+def _fold(site, ctx):
+    """The block machine's reading of the fold ending at this atomic (memoized): a
+    :class:`kltrans.model.block.LeaderFold`, or why not."""
+    memo = site.unit.memo("block_reduce_atomic.fold", lambda u: {})
+    if site.node.id not in memo:
+        memo[site.node.id] = _read_fold(site, ctx)
+    return memo[site.node.id]
+
+
+def _read_fold(site, ctx):
+    unit, fn = site.unit, site.function
+    for m in REDUCTION.find_all(unit):
+        red, _ = match_reduction(unit, fn, m.node) if inside(m.node, fn.body) else (None, "")
+        if red is not None and red.atomic.id == site.node.id:
+            return (f"the shuffle reduction at line {unit.location(m.node.start_byte).line} "
+                    "ends here: that site reads it token for token")
+    size = block_of(site)
+    if size is None:
+        return "the block size is not a constant of the launch contract"
+    launches = draws(fn, size, seed=site.node.start_byte, count=2)
+    for ints in launches:
+        ints.update({k: v for k, v in (ctx.sizes if ctx is not None else {}).items()})
+    return leader_fold(unit, fn, site.node, launches, size)
+
+
+def block_of(site) -> int | None:
+    from kltrans.syntax.contract import contracts
+
+    try:
+        c = contracts(site.unit).get(site.function.name)
+    except Exception:
+        return None
+    v = block_dim(c).value if c is not None else None
+    return v if isinstance(v, int) else None
+
+
+def _fold_shape(site, ctx) -> Verdict:
+    got = _fold(site, ctx)
+    if isinstance(got, str):
+        return Verdict.no(got)
+    return Verdict.yes(f"a block of {block_of(site)} threads folds every thread's "
+                       f"`{got.value}` with {got.op} into this one atomic "
+                       f"(run at {got.launches} launches)")
+
+
+def _fold_op(site, ctx) -> Verdict:
+    got = _fold(site, ctx)
+    if isinstance(got, str):
+        return Verdict.unknown(got)
+    return Verdict.yes(f"the block run folds with the atomic's operator {got.op}")
+
+
+def _fold_dead_after(site, ctx) -> Verdict:
+    got = _fold(site, ctx)
+    if isinstance(got, str):
+        return Verdict.unknown(got)
+    unit = site.unit
+    inner = {n for s in _region(site, got) for n, _ in declared_names(unit, s)}
+    addr = _args_of(site.node)[0]
+    used = {unit.text(n) for n in unit.walk(addr) if n.type == "identifier"} & inner
+    if used:
+        return Verdict.no(f"the atomic's address uses {sorted(used)[0]}, declared by the fold")
+    if got.kind == "stored":
+        vals = {unit.text(n) for n in unit.walk(got.start) if n.type == "identifier"}
+        clash = vals & inner
+        if clash:
+            return Verdict.no(f"the stored value uses {sorted(clash)[0]}, declared by the fold")
+    return Verdict.yes("the fold ends the kernel: nothing after it reads what it computes")
+
+
+def _fold_private(site, ctx) -> Verdict:
+    got = _fold(site, ctx)
+    if isinstance(got, str):
+        return Verdict.unknown(got)
+    return Verdict.yes("no statement before the fold stores to shared memory and none "
+                       "follows it: its barriers order nothing else")
+
+
+def _region(site, got) -> list:
+    return [s for s in site.function.body.named_children
+            if s.type != "comment" and s.start_byte >= got.start.start_byte]
+
+
+def _args_of(call) -> list:
+    return [c for c in call.child_by_field_name("arguments").named_children
+            if c.type != "comment"]
+
+
+def _fold_rewrite(site, ctx):
+    unit, fn = site.unit, site.function
+    got = _fold(site, ctx)
+    region = _region(site, got)
+    f = unit.text(site.node.child_by_field_name("function"))
+    addr = unit.text(_args_of(site.node)[0])
+    start = line_start(unit, got.start.start_byte)
+    ind = line_indent(unit, got.start.start_byte)
+    prs = pragmas_for(unit, got.start)
+    if prs:
+        start = line_start(unit, min(pr.start for pr in prs))
+    start = comments_above(unit, got.start, start)
+    edits = [Edit(start, region[-1].end_byte, f"{ind}{f}({addr}, {got.value});")]
+    gone = [(start, region[-1].end_byte)]
+    keep = {unit.text(n) for n in unit.walk(_args_of(site.node)[0]) if n.type == "identifier"}
+    keep |= {got.value} if got.kind == "local" else \
+        {unit.text(n) for n in unit.walk(got.start.named_children[0].child_by_field_name("right"))
+         if n.type == "identifier"}
+    dead = _dead_declarations(unit, fn, gone, keep)
+    edits += [remove_node(unit, d) for d in dead]
+    gone += [(d.start_byte, d.end_byte) for d in dead]
+    for top in unused_definitions(unit, gone):
+        edits.append(Edit.delete(comments_above(unit, top, line_start(unit, top.start_byte)),
+                                 top.end_byte + (unit.source[top.end_byte:top.end_byte + 1] == b"\n")))
+    return edits
+
+
+def _dead_declarations(unit, fn, gone: list, keep: set) -> list:
+    """Declarations of ``fn``'s body whose names nothing outside ``gone`` (byte ranges
+    being removed) and themselves uses, none of them in ``keep`` (the names the new code
+    reads), and whose initializers have no effect (pure expressions, lambdas, cooperative
+    groups, shared-memory accessors)."""
+    decls = [s for s in fn.body.named_children if s.type == "declaration" and
+             all(not (a <= s.start_byte < b) for a, b in gone)]
+    dead: list = []
+    changed = True
+    while changed:
+        changed = False
+        for d in decls:
+            if d in dead or not _no_effect(unit, d):
+                continue
+            names = {n for n, _ in declared_names(unit, d)}
+            if names & keep:
+                continue
+            ranges = gone + [(x.start_byte, x.end_byte) for x in dead + [d]]
+            if not any(n.type == "identifier" and unit.text(n) in names and
+                       not any(a <= n.start_byte < b for a, b in ranges)
+                       for n in unit.walk(fn.body)):
+                dead.append(d)
+                changed = True
+    return dead
+
+
+def _no_effect(unit, decl) -> bool:
+    for d in decl.children_by_field_name("declarator"):
+        v = d.child_by_field_name("value") if d.type == "init_declarator" else None
+        if v is None or pure(unit, v):
+            continue
+        call = _strip(v)
+        f = call.child_by_field_name("function") if call.type == "call_expression" else None
+        if f is not None and f.type == "template_function":
+            f = f.child_by_field_name("name")
+        name = unit.text(f).split("<")[0].split("::")[-1].strip() if f is not None else ""
+        if name not in GROUP_MAKERS and name not in accessors(unit):
+            return False
+    return True
 
 
 def _inline_options(site, red) -> dict:

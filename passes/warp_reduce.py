@@ -1103,7 +1103,8 @@ def _s_whole_first(site, ctx) -> Verdict:
     the group merge helper ``merge-row-stats`` writes (``direct-row-stats`` removes it),
     stay shuffles until then: those passes match the shuffle form token for token, so
     turning the shuffles into shared-memory exchanges first would leave a reduction no
-    pass removes, and the walk would end short of naive."""
+    pass removes, and the walk would end short of naive. (``atomic-per-thread`` at an
+    atomic reads the fold in any spelling with the block machine: it does not wait.)"""
     from kltrans.passes.registry import get_pass
     from passes.merge_row_stats import group_merge_names
 
@@ -1117,6 +1118,8 @@ def _s_whole_first(site, ctx) -> Verdict:
     except Exception:  # a broken pass must not decide this one
         sites = []
     for s in sites:
+        if s.node.type == "call_expression":
+            continue  # read by the block machine in any spelling: still there afterwards
         if any(not v.holds for _, v in whole.check(s, ctx)):
             continue
         try:

@@ -305,9 +305,38 @@ def _roundtrip(before, after, p, site, ctx, canonical: bool = False) -> dict:
             if same_program(back, before, ctx.arch)[0]:
                 return {"ok": True, "inverse": inv.spec(), "sites": sites,
                         "equal": "machine code"}
+        # up to model equivalence: the block machine runs both for a block and they store
+        # and fold the same, with the same kinds of collectives (the spelling of each,
+        # e.g. a shared-memory tree or warp shuffles, may differ: recorded)
+        for back, sites in backs[:SAME_PROGRAM_TRIES]:
+            ok, why = _same_model(back, before, ctx)
+            if ok:
+                return {"ok": True, "inverse": inv.spec(), "sites": sites, "equal": "model",
+                        "note": why}
     return {"ok": False, "inverse": inv.spec(),
             "reason": f"{inv.spec()} on the simplified state does not give the previous "
                       f"state back"}
+
+
+def _same_model(back, before, ctx) -> tuple[bool, str]:
+    """:func:`kltrans.model.block.same_effects` of the two states' kernel, for a block of
+    the launch contract's size at two launches."""
+    from kltrans.model.block import same_effects
+    from kltrans.model.effects import draws
+    from kltrans.model.launch import block_dim, same_launch
+    from kltrans.syntax.contract import contracts
+
+    if not same_launch(back, before)[0]:
+        return False, "the launches differ"
+    fn = next((f for f in before.kernels() if f.name == ctx.kernel), None)
+    c = contracts(before).get(ctx.kernel) if fn is not None else None
+    size = block_dim(c).value if c is not None else None
+    if not isinstance(size, int):
+        return False, "no block size"
+    launches = draws(fn, size, seed=0, count=2)
+    for ints in launches:
+        ints.update(ctx.sizes)
+    return same_effects(back, before, ctx.kernel, launches, size)
 
 
 def _gate_item(src: bytes, name: str, opts: WalkOptions, wl, kernel: str, ne, sizes,
@@ -436,6 +465,12 @@ def _walk(opts: WalkOptions, ex: _LazyExecutor) -> dict:
         ctx = Context.from_strings(tuple(facts), opts.arch, False, kernel)
     except ValueError as e:  # the architecture's message names it; a fact's does not
         raise WalkError(str(e) if "architecture" in str(e) else f"--assume: {e}") from None
+    fn = next((f for f in unit.kernels() if f.name == kernel), None)
+    if fn is not None:  # the instantiation the gate runs binds the value template parameters
+        from kltrans.model.launch import template_values
+
+        ctx.sizes.update({k: v for k, v in template_values(fn, ne).items()
+                          if k not in ctx.sizes})
     config = {"workload": wl.name, "expert": os.path.relpath(expert_path, wl.path),
               "expert_hash": content_hash(src), "kernel": kernel, "backend": backend,
               "arch": opts.arch or "sm_90", "facts": facts, "sizes": sizes, "seeds": list(wl.seeds),

@@ -899,6 +899,11 @@ def _type_text(unit: "Unit", decl: "Node") -> str:
     return unit.text(ty) if ty is not None else "?"
 
 
+def typedefs(unit: "Unit") -> dict[str, tuple[str, int]]:
+    """name -> (type, pointer depth) of every ``typedef`` and ``using`` alias of the unit."""
+    return unit.memo("model.accesses.typedefs", _typedefs)
+
+
 def _typedefs(unit: "Unit") -> dict[str, tuple[str, int]]:
     """name -> (type, pointer depth) of every ``typedef`` and ``using`` alias."""
     out = {}

@@ -37,6 +37,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from kltrans.analysis.smem import type_size
+from kltrans.model.accesses import typedefs
 from kltrans.model.ops import operations
 from kltrans.syntax.contract import file_constants
 from kltrans.syntax.cuda import find_functions
@@ -48,6 +49,8 @@ if TYPE_CHECKING:  # pragma: no cover
     from kltrans.syntax.unit import Unit
 
 MAX_STEPS = 20000
+_PRIMITIVE = {"float", "double", "int", "unsigned", "long", "short", "char", "bool", "half",
+              "__half", "size_t"}
 MAX_DEPTH = 8
 _VECTOR = re.compile(r"^(?:const\s+)?((?:u?(?:char|short|int|long|longlong))|float|double|half"
                      r"|__half|bfloat16|__nv_bfloat16)([1-4])$")
@@ -413,9 +416,13 @@ class Machine:
             targs = fnode.child_by_field_name("arguments")
             if name in ("reinterpret_cast", "static_cast", "const_cast"):
                 return self.cast(self.unit.text(targs)[1:-1], self.expr(args[0], env))
+            if name in self.funcs and name != self.fn.name:  # a function template's body
+                return self.invoke(self.funcs[name].node, {}, args, env)
             raise Unsupported(f"a call of {name}<...>")
         name = self.unit.text(fnode)
         vals = None
+        if len(args) == 1 and self._type_name(name):  # a functional cast: float(x), T(0)
+            return self.convert(self._type_name(name), self.expr(args[0], env))
         if name in env:
             target = self.name(name, env)
             if isinstance(target, Fn):
@@ -430,6 +437,18 @@ class Machine:
         if any(isinstance(v, (Ptr, Agg, Fn)) for v in vals):
             raise Unsupported(f"a call of {name} with a pointer or aggregate argument")
         return Term("call", name, *vals)
+
+    def _type_name(self, name: str) -> str | None:
+        """The type ``name`` stands for when it names one (a primitive type, a typedef, a
+        type template parameter of the kernel: left as written), else None."""
+        if name in _PRIMITIVE:
+            return name
+        alias = typedefs(self.unit).get(name)
+        if alias is not None and not alias[1]:
+            return alias[0]
+        if any(t.kind == "type" and t.name == name for t in self.fn.template_params):
+            return name
+        return None
 
     def invoke(self, fnode, closure: dict, args, env):
         self.depth += 1
@@ -599,6 +618,8 @@ def binop(op: str, a, b):
         return _int_op(op, a, b)
     if isinstance(a, (Ptr, Agg, Fn)) or isinstance(b, (Ptr, Agg, Fn)):
         raise Unsupported(f"'{op}' on a pointer or an aggregate")
+    if a is None or b is None:
+        raise Unsupported(f"'{op}' on the value of a call that returns nothing")
     if isinstance(a, int):
         a = Term("num", float(a))
     if isinstance(b, int):

@@ -29,10 +29,11 @@ sizes) has no count, and :attr:`GridDim.reason` says so.
 from __future__ import annotations
 
 import ast
+import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from kltrans.syntax.contract import ContractError, contracts, differ, evaluate
+from kltrans.syntax.contract import ContractError, contracts, differ, evaluate, split_top
 
 if TYPE_CHECKING:  # pragma: no cover
     from kltrans.syntax.contract import LaunchContract
@@ -233,3 +234,23 @@ def same_launch(a: "Unit", b: "Unit") -> tuple[bool, str]:
             if why:
                 return False, f"{k}: {what} {why}"
     return True, "the same launches"
+
+
+def template_values(fn, name_expression: str | None) -> dict[str, int]:
+    """The integer and ``bool`` template arguments that ``name_expression`` (``k<float,
+    256, false>``, the gate's name of the instantiation it runs) gives ``fn``'s value
+    template parameters: ``{"blockSize": 256, "nIsPow2": 0}``; others are left out."""
+    if not name_expression or "<" not in name_expression or not name_expression.endswith(">"):
+        return {}
+    args = split_top(name_expression[name_expression.index("<") + 1:-1], ",")
+    out = {}
+    for tp, a in zip(fn.template_params, args):
+        a = a.strip()
+        if tp.kind != "value" or not tp.name:
+            continue
+        if a in ("true", "false"):
+            out[tp.name] = int(a == "true")
+        elif re.fullmatch(r"-?\d+[uUlL]*", a):
+            out[tp.name] = int(a.rstrip("uUlL"))
+    return out
+

@@ -73,6 +73,78 @@ def remove_node(unit: "Unit", node: "Node") -> Edit:
     return remove(unit, node.start_byte, node.end_byte)
 
 
+_DIRECTIVE = re.compile(r"^//\s*(kltrans:|[A-Z][A-Z-]*:)")
+
+
+def comments_above(unit: "Unit", node: "Node", start: int) -> int:
+    """``start`` moved up over the comments right above ``node`` (each on its own lines,
+    no blank line between them and the node): they describe it and go with it. Never
+    over a directive (``// kltrans: launch ...``, ``// RUN: ...``) or the comments that
+    open the file."""
+    prev = node.prev_sibling
+    while prev is not None and prev.type == "comment" and prev.prev_named_sibling is not None \
+            and not _DIRECTIVE.match(unit.text(prev)) and \
+            unit.source[prev.end_byte:start].count(b"\n") <= 1 and \
+            unit.source[line_start(unit, prev.start_byte):prev.start_byte].strip() == b"":
+        start = line_start(unit, prev.start_byte)
+        prev = prev.prev_sibling
+    return start
+
+
+def unused_definitions(unit: "Unit", gone: list) -> list:
+    """Top-level ``__device__`` functions, structs and classes (with their ``template``
+    heads) that code outside the byte ranges ``gone`` no longer names, though code inside
+    them did: what a rewrite that removes ``gone`` leaves dead. Kernels stay."""
+    def outside(n) -> bool:
+        return not any(a <= n.start_byte < b for a, b in gone)
+
+    tops = []
+    for top in unit.root.named_children:
+        inner = top
+        while inner.type == "template_declaration":
+            kids = [c for c in inner.named_children if c.type in (
+                "function_definition", "struct_specifier", "class_specifier",
+                "template_declaration", "declaration")]
+            if not kids:
+                break
+            inner = kids[-1]
+        if inner.type == "declaration":
+            inner = next((c for c in inner.named_children if c.type in (
+                "struct_specifier", "class_specifier")), inner)
+        if inner.type == "function_definition":
+            if "__global__" in unit.text(inner).split("(")[0]:
+                continue
+            d = inner.child_by_field_name("declarator")
+            while d is not None and d.type not in ("identifier", "field_identifier",
+                                                   "qualified_identifier", "operator_name"):
+                d = d.child_by_field_name("declarator")
+            name = unit.text(d) if d is not None else None
+        elif inner.type in ("struct_specifier", "class_specifier"):
+            nm = inner.child_by_field_name("name")
+            name = unit.text(nm) if nm is not None else None
+        else:
+            continue
+        if name:
+            tops.append((top, name))
+    names = {name for _, name in tops}
+    dead: list = []
+    changed = True
+    while changed:
+        changed = False
+        for top, name in tops:
+            if top in dead:
+                continue
+            uses = [n for n in unit.walk(unit.root)
+                    if n.type in ("identifier", "type_identifier") and unit.text(n) == name
+                    and not top.start_byte <= n.start_byte < top.end_byte]
+            live = [n for n in uses if outside(n) and
+                    not any(t.start_byte <= n.start_byte < t.end_byte for t in dead)]
+            if uses and not live and name in names:
+                dead.append(top)
+                changed = True
+    return dead
+
+
 def insert_lines_before(unit: "Unit", stmt: "Node", text: str) -> Edit:
     """``text`` (one or more lines, written at column 0) before statement ``stmt``, at its
     indentation; on the same line when ``stmt`` does not start its line."""

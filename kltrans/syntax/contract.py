@@ -93,6 +93,11 @@ def _split_top(text: str, sep: str) -> list[str]:
     return [o.strip() for o in out if o.strip()]
 
 
+def split_top(text: str, sep: str) -> list[str]:
+    """``text`` split at ``sep`` outside brackets, the parts stripped, empty ones left out."""
+    return _split_top(text, sep)
+
+
 def _dims(value: str) -> tuple[str, ...]:
     v = value.strip()
     if v.startswith("(") and v.endswith(")") and _balanced(v[1:-1]):

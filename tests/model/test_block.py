@@ -1,0 +1,88 @@
+"""The block machine (kltrans.model.block): whole blocks run with barriers and warp
+collectives, block folds read in any spelling, refused where the fold is not whole."""
+
+from kltrans.model.block import leader_fold, normal, same_effects
+from kltrans.model.effects import Term, binop, draws
+from kltrans.model.ops import operations
+from kltrans.syntax import parse
+
+HEAD = "// kltrans: launch k grid=ceil_div(n, 64) block=64\n"
+
+
+def _fold(body: str, decls: str = ""):
+    src = HEAD + decls + 'extern "C" __global__ void k(const float* x, float* out, int n)\n{\n' + \
+        body + "\n}\n"
+    u = parse(src, "k.cu")
+    fn = u.kernels()[0]
+    call = [o for o in operations(u) if o.name.startswith("atomic")][-1].node
+    return leader_fold(u, fn, call, draws(fn, 64, 0, 2), 64)
+
+
+TREE = """
+    __shared__ float s[64];
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    s[threadIdx.x] = i < n ? x[i] : 0.0f;
+    __syncthreads();
+    for (int k = blockDim.x / 2; k > 0; k >>= 1) {
+        if (threadIdx.x < k) s[threadIdx.x] += s[threadIdx.x + k];
+        __syncthreads();
+    }
+    if (threadIdx.x == 0) atomicAdd(out, s[0]);"""
+
+SHUFFLE = """
+    __shared__ float part[2];
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    float v = i < n ? x[i] : 0.0f;
+    for (int o = 16; o > 0; o /= 2) v += __shfl_xor_sync(0xffffffff, v, o);
+    if (threadIdx.x % 32 == 0) part[threadIdx.x / 32] = v;
+    __syncthreads();
+    if (threadIdx.x == 0) atomicAdd(out, part[0] + part[1]);"""
+
+
+def test_a_shared_memory_tree_folds_the_stored_value():
+    got = _fold(TREE)
+    assert not isinstance(got, str), got
+    assert (got.kind, got.value, got.op) == ("stored", "i < n ? x[i] : 0.0f", "+")
+
+
+def test_warp_shuffles_and_partials_fold_a_local():
+    got = _fold(SHUFFLE)
+    assert not isinstance(got, str), got
+    assert (got.kind, got.value, got.op) == ("local", "v", "+")
+
+
+def test_refused_a_tree_without_barriers_between_rounds():
+    # a race: thread 0 reads slots before their owners add into them
+    got = _fold(TREE.replace("        __syncthreads();\n    }", "    }"))
+    assert isinstance(got, str) and "not the +-fold" in got
+
+
+def test_refused_a_fold_of_half_the_warps():
+    got = _fold(SHUFFLE.replace("part[0] + part[1]", "part[0]"))
+    assert isinstance(got, str) and "not the +-fold" in got
+
+
+def test_refused_a_shuffle_from_a_lane_that_is_not_there():
+    body = SHUFFLE.replace("for (int o = 16;", "if (threadIdx.x % 32 < 16) for (int o = 16;")
+    got = _fold(body)
+    assert isinstance(got, str) and "not there" in got
+
+
+def test_normal_form_reassociates_sums_and_drops_identities():
+    a, b, c = (Term("sym", s) for s in "abc")
+    left = binop("+", binop("+", a, b), c)
+    right = binop("+", c, binop("+", binop("+", b, 0), a))
+    assert normal(left) == normal(right)
+    assert normal(left) != normal(binop("+", a, b))
+
+
+def test_same_effects_compares_kernels_by_what_a_block_does():
+    def unit(body):
+        return parse(HEAD + 'extern "C" __global__ void k(const float* x, float* out, int n)\n{\n'
+                     + body + "\n}\n", "k.cu")
+    tree, shuffle = unit(TREE), unit(SHUFFLE)
+    fn = tree.kernels()[0]
+    ok, why = same_effects(tree, tree, "k", draws(fn, 64, 0, 1), 64)
+    assert ok, why
+    ok, why = same_effects(tree, shuffle, "k", draws(fn, 64, 0, 1), 64)
+    assert not ok  # a shared-memory tree and warp shuffles are different collectives
