@@ -30,6 +30,7 @@ from kltrans.analysis.affine import strip_parens as _strip
 from kltrans.passes.rewrite import (
     declared_names, fresh_numbered as fresh, indent_of as line_indent, indent_step, inside,
     comments_above, line_start, norm, remove_node, statements, unused_definitions)
+from kltrans.model.accesses import typedefs
 from kltrans.model.block import GROUP_MAKERS, accessors, leader_fold
 from kltrans.model.effects import draws
 from kltrans.model.launch import block_dim
@@ -120,7 +121,7 @@ def pointee(site_or_unit, fn, ptr) -> tuple[str | None, str]:
     for p in fn.params:
         if p.name == name:
             if depth == 1 and p.pointer == 1:
-                return p.base_type, ""
+                return _resolved(unit, p.base_type), ""
             if depth == 0 and p.pointer == 0 and not p.reference:
                 return None, f"{name} is a by-value parameter"
             return None, f"{name} is a {p.type}, not a pointer to the reduced value"
@@ -129,6 +130,14 @@ def pointee(site_or_unit, fn, ptr) -> tuple[str | None, str]:
             if (depth == 1 and len(d.dims) >= 1) or (depth == 0 and not d.dims):
                 return norm(d.type), ""
     return None, f"{name} is not a pointer parameter or a __shared__ variable of {fn.name}"
+
+
+def _resolved(unit, type_text: str) -> str:
+    """``type_text`` through the unit's ``typedef``/``using`` aliases (``real`` -> float)."""
+    const = "const " if "const" in type_text.split() else ""
+    bare = norm(type_text.replace("const", ""))
+    alias = typedefs(unit).get(bare)
+    return f"{const}{alias[0]}" if alias is not None and not alias[1] else type_text
 
 
 def value_class(type_text: str | None, fn) -> str | None:

@@ -204,6 +204,10 @@ class Machine:
                 env[k] = inner[k]
             return
         if t == "expression_statement":
+            decl = _misparsed_declaration(self.unit, n, env)
+            if decl is not None:  # `ns::Type<32> x = init;` read by the parser as `(A < 32) > (x = init)`
+                env[decl[0]] = Cell(self.expr(decl[1], env))
+                return
             for c in n.named_children:
                 self.expr(c, env)
             return
@@ -664,6 +668,26 @@ def _vector_lanes(typ: str) -> int:
 
 def _copy(v):
     return Agg(v.type, list(v.slots)) if isinstance(v, Agg) else v
+
+
+def _misparsed_declaration(unit, stmt, env):
+    """(name, initializer) when the statement is a declaration with a template type that
+    tree-sitter reads as comparisons, ``(T < N) > (name = init)``: ``T`` names no variable
+    and ``name`` none yet; else None."""
+    e = stmt.named_children[0] if stmt.named_children else None
+    if e is None or e.type != "binary_expression" or \
+            unit.text(e.child_by_field_name("operator")) != ">":
+        return None
+    left, right = e.child_by_field_name("left"), e.child_by_field_name("right")
+    if left.type != "binary_expression" or unit.text(left.child_by_field_name("operator")) != "<" \
+            or right.type != "assignment_expression" or \
+            unit.text(right.child_by_field_name("operator")) != "=":
+        return None
+    typ, name = left.child_by_field_name("left"), right.child_by_field_name("left")
+    if typ.type not in ("identifier", "qualified_identifier") or unit.text(typ) in env or \
+            name.type != "identifier" or unit.text(name) in env:
+        return None
+    return unit.text(name), right.child_by_field_name("right")
 
 
 def _deref(n) -> bool:
