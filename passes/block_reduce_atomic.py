@@ -29,9 +29,10 @@ from kltrans.syntax.cuda import pragmas_for
 from kltrans.analysis.affine import strip_parens as _strip
 from kltrans.passes.rewrite import (
     declared_names, fresh_numbered as fresh, indent_of as line_indent, indent_step, inside,
-    comments_above, line_start, norm, remove_node, statements, unused_definitions)
+    comments_above, dead_declarations, line_start, norm, remove_described, statements,
+    unused_definitions)
 from kltrans.model.accesses import typedefs
-from kltrans.model.block import GROUP_MAKERS, accessors, leader_fold
+from kltrans.model.block import leader_fold
 from kltrans.model.effects import draws
 from kltrans.model.launch import block_dim
 from kltrans.model.ops import operations
@@ -1385,54 +1386,13 @@ def _fold_rewrite(site, ctx):
     keep |= {got.value} if got.kind == "local" else \
         {unit.text(n) for n in unit.walk(got.start.named_children[0].child_by_field_name("right"))
          if n.type == "identifier"}
-    dead = _dead_declarations(unit, fn, gone, keep)
-    edits += [remove_node(unit, d) for d in dead]
+    dead = dead_declarations(unit, fn, gone, keep)
+    edits += [remove_described(unit, d) for d in dead]
     gone += [(d.start_byte, d.end_byte) for d in dead]
     for top in unused_definitions(unit, gone):
         edits.append(Edit.delete(comments_above(unit, top, line_start(unit, top.start_byte)),
                                  top.end_byte + (unit.source[top.end_byte:top.end_byte + 1] == b"\n")))
     return edits
-
-
-def _dead_declarations(unit, fn, gone: list, keep: set) -> list:
-    """Declarations of ``fn``'s body whose names nothing outside ``gone`` (byte ranges
-    being removed) and themselves uses, none of them in ``keep`` (the names the new code
-    reads), and whose initializers have no effect (pure expressions, lambdas, cooperative
-    groups, shared-memory accessors)."""
-    decls = [s for s in fn.body.named_children if s.type == "declaration" and
-             all(not (a <= s.start_byte < b) for a, b in gone)]
-    dead: list = []
-    changed = True
-    while changed:
-        changed = False
-        for d in decls:
-            if d in dead or not _no_effect(unit, d):
-                continue
-            names = {n for n, _ in declared_names(unit, d)}
-            if names & keep:
-                continue
-            ranges = gone + [(x.start_byte, x.end_byte) for x in dead + [d]]
-            if not any(n.type == "identifier" and unit.text(n) in names and
-                       not any(a <= n.start_byte < b for a, b in ranges)
-                       for n in unit.walk(fn.body)):
-                dead.append(d)
-                changed = True
-    return dead
-
-
-def _no_effect(unit, decl) -> bool:
-    for d in decl.children_by_field_name("declarator"):
-        v = d.child_by_field_name("value") if d.type == "init_declarator" else None
-        if v is None or pure(unit, v):
-            continue
-        call = _strip(v)
-        f = call.child_by_field_name("function") if call.type == "call_expression" else None
-        if f is not None and f.type == "template_function":
-            f = f.child_by_field_name("name")
-        name = unit.text(f).split("<")[0].split("::")[-1].strip() if f is not None else ""
-        if name not in GROUP_MAKERS and name not in accessors(unit):
-            return False
-    return True
 
 
 def _inline_options(site, red) -> dict:

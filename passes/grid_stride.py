@@ -23,8 +23,10 @@ from kltrans.passes.guard import (
     GLOBAL_INDEX, GRID_SIZE, GUARD, GUARD_PRECONDITIONS, PER_THREAD, check_sole_work, guarded,
     index_decl)
 from kltrans.passes.rewrite import (
-    call_parts, contract_of,
-    header_expr, indent_of as line_indent, inside, int_text, norm, statements, unwrap)
+    call_parts, contract_of, dead_declarations, declared_names, header_expr,
+    indent_of as line_indent, inside, int_text, norm, remove_described, statements, unwrap)
+from kltrans.model.effects import draws
+from kltrans.model.grid import grid_fold
 
 if TYPE_CHECKING:  # pragma: no cover
     from tree_sitter import Node
@@ -312,6 +314,8 @@ def _start_decl(unit, fn, d):
 
 
 # ------------------------------------------------------------------ one-per-thread
+#: the atomic that closes a kernel's per-thread fold (``atomicAdd(out, acc);``)
+FOLD_END = Rule(kind="call_expression", inside_kernel=True, regex=r"^atomicAdd\s*\(")
 LOOP = Rule(any=(Rule(pattern="for ($T $I = $E; $I < $N; $I += $S) $BODY;"),
                  Rule(pattern="for (; $I < $N; $I += $S) $BODY;"),
                  Rule(pattern="while ($I < $N) $BODY;")),
@@ -363,6 +367,8 @@ def _loop_exits(unit, body) -> "Node | None":
 
 
 def check_loop(site, ctx) -> Verdict:
+    if site.node.type == "call_expression":
+        return _fold_loop(site, ctx)
     unit, fn = site.unit, site.function
     b = site.match.bindings
     i = site.text("I")
@@ -452,6 +458,8 @@ def uncapped_grid(site, contract) -> tuple[str | None, str]:
 
 
 def check_covering_grid(site, ctx) -> Verdict:
+    if site.node.type == "call_expression":
+        return _fold_grid(site, ctx)
     c, why = contract_of(site)
     if c is None:
         return Verdict.no(why)
@@ -502,11 +510,12 @@ class OnePerThread(Pass):
     name = "one-per-thread"
     kind = "simplify"
     inverse = "grid-stride"
-    anchor = LOOP
+    anchor = Rule(any=(LOOP, FOLD_END))
     preconditions = (
         Precondition("grid-stride-loop", "layout",
                      "a loop from the global thread index by blockDim.x * gridDim.x whose index "
-                     "is not used after it", check_loop),
+                     "is not used after it; or, at a kernel's closing atomic of a fold, any "
+                     "loops that fold every element once over the grid", check_loop),
         Precondition("covering-grid", "hardware",
                      "the launch header's grid is min(G, cap) or ceil_div(n, block): G gives "
                      "every element a thread", check_covering_grid),
@@ -515,6 +524,8 @@ class OnePerThread(Pass):
     const: bool = option(False, Bool(), "declare the restored index const")
 
     def rewrite(self, site, ctx):
+        if site.node.type == "call_expression":
+            return _fold_rewrite(site, ctx)
         unit = site.unit
         node = site.node
         b = site.match.bindings
@@ -546,11 +557,27 @@ class OnePerThread(Pass):
         return edits + extra
 
     def update_contract(self, contract, site, ctx):
+        if site.node.type == "call_expression":
+            got = _fold(site, ctx)
+            return contract.with_(grid=(header_expr(
+                f"ceil_div({got['fold'].bound}, {block_dim(contract).text})"),))
         g, _ = uncapped_grid(site, contract)
         return contract if g is None else contract.with_(grid=(g,))
 
     def inverse_for(self, site, ctx):
         c, _ = contract_of(site)
+        if site.node.type == "call_expression":
+            got = _fold(site, ctx)
+            gd = grid_dim(c) if c is not None else None
+            cap = "none"
+            if gd is not None and gd.cap is not None and gd.cap.value is not None:
+                cap = gd.cap.text.strip() if gd.cap.text.strip().isidentifier() else gd.cap.value
+            work = (gd.per_thread(block_dim(c)) if gd is not None else None) or 1
+            loops = [] if isinstance(got, str) else [
+                n.type for st in got["region"] for n in site.unit.walk(st)
+                if n.type in ("for_statement", "while_statement")]
+            form = "while" if loops and loops[0] == "while_statement" else "for"
+            return GridStride(max_blocks=cap, work=work, form=form)
         cap = "none"
         work = 1
         if c is not None:
@@ -593,3 +620,96 @@ def _stride_decl(site):
     if form is None or d.type_text not in STRIDE_TYPES:
         return None
     return d.decl, name, d.type_text, form
+
+
+# ------------------------------------------------- a fold of any shape, read over the grid
+
+
+def _fold(site, ctx):
+    """What one-per-thread needs at a closing atomic, read once per site: a dict, or why
+    not (the grid's fold is :func:`kltrans.model.grid.grid_fold`)."""
+    memo = site.unit.memo("grid_stride.fold", lambda u: {})
+    if site.node.id not in memo:
+        memo[site.node.id] = _read_fold(site, ctx)
+    return memo[site.node.id]
+
+
+def _read_fold(site, ctx):
+    unit, fn, call = site.unit, site.function, site.node
+    body = statements(fn.body)
+    if not body or body[-1].type != "expression_statement" or \
+            body[-1].named_children[0].id != call.id:
+        return "the atomic is not the kernel's last statement"
+    args = [a for a in call.child_by_field_name("arguments").named_children if a.type != "comment"]
+    if len(args) != 2 or args[1].type != "identifier":
+        return "the atomic does not publish a variable: `atomicAdd(P, acc);`"
+    acc = unit.text(args[1])
+    k = next((j for j, st in enumerate(body) if st.type == "declaration" and
+              acc in {n for n, _ in declared_names(unit, st)}), None)
+    if k is None or k == len(body) - 2:
+        return f"{acc} is not declared in the kernel's body before statements that fold into it"
+    region = body[k + 1:-1]
+    if not any(n.type in ("for_statement", "while_statement", "do_statement")
+               for st in region for n in site.unit.walk(st)):
+        return "no loop folds into it: one element per thread already"
+    for other in site.pass_.sites(unit, ctx):  # a plain grid-stride loop: its own site
+        if other.node.type != "call_expression" and region[0].start_byte <= \
+                other.node.start_byte < region[-1].end_byte and \
+                all(v.holds for _, v in site.pass_.check(other, ctx)):
+            return (f"the grid-stride loop at line {unit.line_col(other.node.start_byte)[0]} "
+                    "is one-per-thread's own site")
+    c, why = contract_of(site)
+    size = block_dim(c).value if c is not None else None
+    if not isinstance(size, int):
+        return why or "the block size is not a constant of the launch contract"
+    launches = draws(fn, size, seed=call.start_byte, count=2)
+    for ints in launches:
+        ints.update(ctx.sizes if ctx is not None else {})
+    got = grid_fold(unit, fn, launches, index="__k__")
+    if isinstance(got, str):
+        return got
+    gone = [(region[0].start_byte, region[-1].end_byte)]
+    value_names = set(re.findall(r"[A-Za-z_]\w*", got.value)) - {"__k__"}
+    keep = value_names | {acc, got.bound} | {unit.text(n) for n in unit.walk(args[0])
+                                           if n.type == "identifier"}
+    dead = dead_declarations(unit, fn, gone, keep)
+    gone += [(d.start_byte, d.end_byte) for d in dead]
+    taken = {unit.text(n) for n in unit.walk(fn.node) if n.type == "identifier"
+             and not any(a <= n.start_byte < b for a, b in gone)}
+    i = next((x for x in ("i", "idx", "e", "elem") if x not in taken), None)
+    if i is None:
+        return "no free name for the element index"
+    ptype = next((p for p in fn.params if p.name == got.bound), None)
+    itype = norm(re.sub(r"\bconst\b", "", ptype.type)) if ptype is not None else "int"
+    return {"fold": got, "acc": acc, "region": region, "dead": dead, "index": i,
+            "type": itype, "value": got.value.replace("__k__", i)}
+
+
+def _fold_loop(site, ctx) -> Verdict:
+    got = _fold(site, ctx)
+    if isinstance(got, str):
+        return Verdict.no(got)
+    f = got["fold"]
+    return Verdict.yes(f"over the grid the kernel adds {got['value']} once for every "
+                       f"{got['index']} < {f.bound} (run at 2 launches)")
+
+
+def _fold_grid(site, ctx) -> Verdict:
+    got = _fold(site, ctx)
+    if isinstance(got, str):
+        return Verdict.unknown(got)
+    return Verdict.yes(f"grid=ceil_div({got['fold'].bound}, block) gives every element a thread")
+
+
+def _fold_rewrite(site, ctx):
+    unit = site.unit
+    got = _fold(site, ctx)
+    region, i = got["region"], got["index"]
+    ind = line_indent(unit, region[0].start_byte)
+    step = "    " if len(ind) % 4 == 0 else "  "
+    text = (f"{got['type']} {i} = blockIdx.x * blockDim.x + threadIdx.x;\n"
+            f"{ind}if ({i} < {got['fold'].bound}) {{\n"
+            f"{ind}{step}{got['acc']} += {got['value']};\n{ind}}}")
+    return [Edit(region[0].start_byte, region[-1].end_byte, text)] + \
+        [remove_described(unit, d) for d in got["dead"]]
+

@@ -336,7 +336,19 @@ def _same_model(back, before, ctx) -> tuple[bool, str]:
     launches = draws(fn, size, seed=0, count=2)
     for ints in launches:
         ints.update(ctx.sizes)
-    return same_effects(back, before, ctx.kernel, launches, size)
+    ok, why = same_effects(back, before, ctx.kernel, launches, size)
+    if ok:
+        return ok, why
+    from kltrans.model.collectives import collectives
+    from kltrans.model.grid import same_grid_effects
+
+    # the work may be shared out among the blocks otherwise (a fold's coarsening): the
+    # whole grid must do the same, with the same kinds of collectives
+    kinds = [{(c.scope, c.kind) for c in collectives(u) if c.scope != "thread"}
+             for u in (back, before)]
+    if kinds[0] != kinds[1]:
+        return False, why
+    return same_grid_effects(back, before, ctx.kernel, launches)
 
 
 def _gate_item(src: bytes, name: str, opts: WalkOptions, wl, kernel: str, ne, sizes,

@@ -180,14 +180,15 @@ class Block:
     doc). ``ints`` are the launch's integers (sizes, template parameters, ``blockIdx.x``);
     ``blockDim.x`` is set to ``size``."""
 
-    def __init__(self, unit: "Unit", fn: "Function", ints: dict, size: int):
+    def __init__(self, unit: "Unit", fn: "Function", ints: dict, size: int,
+                 fx: BlockEffects | None = None):
         if not 1 <= size <= MAX_THREADS:
             raise Unsupported(f"a block of {size} threads")
         self.unit, self.fn, self.size = unit, fn, size
         ints = dict(ints, **{"blockDim.x": size, "blockDim.y": 1, "blockDim.z": 1,
                              "threadIdx.y": 0, "threadIdx.z": 0})
         self.proto = Machine(unit, fn, ints)
-        self.fx = BlockEffects()
+        self.fx = fx if fx is not None else BlockEffects()
         self.types: dict = {}
         self.threads = [_Thread(self.proto, self, t) for t in range(size)]
         self._go = [threading.Semaphore(0) for _ in range(size)]
@@ -216,6 +217,15 @@ class Block:
         self.fx.loads.clear()
         self.fx.atomics.clear()
         return out
+
+    def run_each(self, stmts) -> BlockEffects:
+        """Run ``stmts`` for one thread after another (code that never synchronizes: a
+        synchronization raises :class:`Unsupported`), each from the kernel's parameters."""
+        for th in self.threads:
+            env = th.parameters()
+            for s in stmts:
+                th.stmt(s, env)
+        return self.fx
 
     def first_shared_store(self, stmts) -> int:
         """The index of the first of ``stmts`` in which thread 0 stores to shared memory

@@ -204,7 +204,7 @@ class Machine:
                 env[k] = inner[k]
             return
         if t == "expression_statement":
-            decl = _misparsed_declaration(self.unit, n, env)
+            decl = misparsed_declaration(self.unit, n, env)
             if decl is not None:  # `ns::Type<32> x = init;` read by the parser as `(A < 32) > (x = init)`
                 env[decl[0]] = Cell(self.expr(decl[1], env))
                 return
@@ -670,7 +670,7 @@ def _copy(v):
     return Agg(v.type, list(v.slots)) if isinstance(v, Agg) else v
 
 
-def _misparsed_declaration(unit, stmt, env):
+def misparsed_declaration(unit, stmt, env):
     """(name, initializer) when the statement is a declaration with a template type that
     tree-sitter reads as comparisons, ``(T < N) > (name = init)``: ``T`` names no variable
     and ``name`` none yet; else None."""

@@ -34,6 +34,9 @@ import functools
 import re
 from typing import TYPE_CHECKING, Iterable
 
+from kltrans.match.predicates import pure
+from kltrans.model.block import GROUP_MAKERS, accessors
+from kltrans.model.effects import misparsed_declaration
 from kltrans.syntax import Edit
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -71,6 +74,15 @@ def remove(unit: "Unit", start: int, end: int) -> Edit:
 
 def remove_node(unit: "Unit", node: "Node") -> Edit:
     return remove(unit, node.start_byte, node.end_byte)
+
+
+def remove_described(unit: "Unit", node: "Node") -> Edit:
+    """Delete statement ``node`` with the comments right above it (:func:`comments_above`)
+    when it stands alone on its lines; else just the node."""
+    if not alone_on_line(unit, node.start_byte, node.end_byte):
+        return remove_node(unit, node)
+    start = comments_above(unit, node, line_start(unit, node.start_byte))
+    return Edit.delete(start, node.end_byte + 1)
 
 
 _DIRECTIVE = re.compile(r"^//\s*(kltrans:|[A-Z][A-Z-]*:)")
@@ -143,6 +155,57 @@ def unused_definitions(unit: "Unit", gone: list) -> list:
                 dead.append(top)
                 changed = True
     return dead
+
+
+def dead_declarations(unit, fn, gone: list, keep: set) -> list:
+    """Declarations of ``fn``'s body whose names nothing outside ``gone`` (byte ranges
+    being removed) and themselves uses, none of them in ``keep`` (the names the new code
+    reads), and whose initializers have no effect (pure expressions, lambdas, cooperative
+    groups, shared-memory accessors). A declaration with a template type that the parser
+    reads as comparisons (``cg::thread_block_tile<32> t = ...;``) counts as one."""
+    decls = {}
+    for s in fn.body.named_children:
+        if any(a <= s.start_byte < b for a, b in gone):
+            continue
+        if s.type == "declaration":
+            decls[s] = ({n for n, _ in declared_names(unit, s)},
+                        [d.child_by_field_name("value") for d in
+                         s.children_by_field_name("declarator") if d.type == "init_declarator"])
+        elif s.type == "expression_statement":
+            got = misparsed_declaration(unit, s, {})
+            if got is not None:
+                decls[s] = ({got[0]}, [got[1]])
+    dead: list = []
+    changed = True
+    while changed:
+        changed = False
+        for d, (names, values) in decls.items():
+            if d in dead or not all(no_effect(unit, v) for v in values):
+                continue
+            if names & keep:
+                continue
+            ranges = gone + [(x.start_byte, x.end_byte) for x in dead + [d]]
+            if not any(n.type == "identifier" and unit.text(n) in names and
+                       not any(a <= n.start_byte < b for a, b in ranges)
+                       for n in unit.walk(fn.body)):
+                dead.append(d)
+                changed = True
+    return dead
+
+
+def no_effect(unit, value) -> bool:
+    """Whether evaluating the initializer ``value`` has no effect: a pure expression, a
+    lambda, a cooperative group or a shared-memory accessor (:mod:`kltrans.model.block`)."""
+    if value is None or pure(unit, value):
+        return True
+    call = value
+    while call.type == "parenthesized_expression" and call.named_children:
+        call = call.named_children[-1]
+    f = call.child_by_field_name("function") if call.type == "call_expression" else None
+    if f is not None and f.type == "template_function":
+        f = f.child_by_field_name("name")
+    name = unit.text(f).split("<")[0].split("::")[-1].strip() if f is not None else ""
+    return name in GROUP_MAKERS or name in accessors(unit)
 
 
 def insert_lines_before(unit: "Unit", stmt: "Node", text: str) -> Edit:

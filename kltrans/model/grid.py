@@ -1,0 +1,203 @@
+"""What a kernel does over its whole grid, and folds read at that level.
+
+:func:`grid_run` runs every block of a launch (the grid read from the launch contract at
+concrete sizes) on the block machine (:mod:`kltrans.model.block`) into one memory: the
+global stores and the atomics of the whole grid. A kernel that only folds values into one
+address with atomics is then summed up by :func:`grid_fold`: over the grid it adds (or
+takes the max or min of) ``E(k)`` for every ``k`` below a size parameter, once each, however
+the threads share the work: grid-stride loops, pairs of loads ``blockDim.x`` apart,
+vector chunks with a scalar tail, a tail done by the first block.
+
+Layering: :mod:`kltrans.model.block`, :mod:`kltrans.model.effects`, :mod:`kltrans.syntax`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from kltrans.model.block import Block, BlockEffects, fold, normal, region_start
+from kltrans.model.effects import Term, Unsupported
+from kltrans.syntax.contract import ContractError, contracts, evaluate, file_constants
+
+if TYPE_CHECKING:  # pragma: no cover
+    from kltrans.syntax.cuda import Function
+    from kltrans.syntax.unit import Unit
+
+MAX_GRID_THREADS = 1 << 16
+
+
+def launch_of(unit: "Unit", fn: "Function", ints: dict) -> tuple[int, int]:
+    """(blocks, threads per block) of ``fn``'s 1-D launch contract at the sizes ``ints``;
+    :class:`Unsupported` when it cannot be read."""
+    c = contracts(unit).get(fn.name)
+    if c is None or len(c.grid) != 1 or len(c.block) != 1:
+        raise Unsupported(f"{fn.name} has no 1-D launch contract")
+    env = dict(file_constants(unit))
+    env.update({k: v for k, v in ints.items() if "." not in k})
+    try:
+        return evaluate(c.grid[0], env), evaluate(c.block[0], env)
+    except ContractError as e:
+        raise Unsupported(f"the launch cannot be evaluated: {e}") from None
+
+
+def grid_run(unit: "Unit", fn: "Function", ints: dict, grid: int | None = None,
+             size: int | None = None) -> BlockEffects:
+    """The effects of every block of a launch of ``fn`` (the contract's, unless ``grid``
+    and ``size`` are given) at the sizes of ``ints``, in one memory. A kernel that never
+    synchronizes runs one thread after another; one that does runs block by block on the
+    block machine, each block with fresh shared memory."""
+    if grid is None or size is None:
+        grid, size = launch_of(unit, fn, ints)
+    if grid * size > MAX_GRID_THREADS:
+        raise Unsupported(f"a grid of {grid} x {size} threads")
+    body = [s for s in fn.body.named_children if s.type != "comment"]
+    syncs = region_start(unit, fn) is not None
+    fx = BlockEffects()
+    for b in range(grid):
+        blk = Block(unit, fn, dict(ints, **{"blockIdx.x": b, "gridDim.x": grid}), size, fx)
+        if syncs:
+            blk.run(body, blk.envs([]))
+        else:
+            blk.run_each(body)
+        for key in [k for k in fx.stores if k[0].startswith("shared")]:
+            del fx.stores[key]
+    return fx
+
+
+@dataclass(frozen=True)
+class GridFold:
+    """Over the grid, the kernel folds ``value`` (source text over the index ``index``)
+    for every index below the parameter ``bound`` with ``op`` into one address."""
+
+    bound: str
+    value: str
+    op: str
+    index: str
+
+
+def grid_fold(unit: "Unit", fn: "Function", launches: list[dict], index: str = "i"
+              ) -> "GridFold | str":
+    """:class:`GridFold` when the kernel's only effect on global memory, at each of
+    ``launches``, is atomics on one address whose fold is ``E(0) op ... op E(N-1)``, with
+    ``N`` the value of one integer parameter and ``E`` the same expression of the element
+    index for every element (read back from the terms as source text, the index named
+    ``index``); else why not."""
+    found, first = None, None
+    for ints in launches:
+        try:
+            fx = grid_run(unit, fn, ints)
+        except Unsupported as e:
+            return f"the grid cannot be run: {e}"
+        addrs = {(a[0], a[1], a[2]) for a in fx.atomics}
+        if len(addrs) != 1:
+            return f"the grid's atomics go to {len(addrs)} address(es) or operators, not one"
+        base, idx, op = next(iter(addrs))
+        stray = [k for k in fx.stores if k != (base, idx)]
+        if stray:
+            return f"the kernel also stores {stray[0][0]}[{stray[0][1]}]"
+        total = normal(fold(op, [a[3] for a in fx.atomics]))
+        fam = {"+": "+", "max": "max", "min": "min"}[op]
+        parts = list(total.args[1:]) if isinstance(total, Term) and total.op == "ac" and \
+            total.args[0] == fam else [total]
+        seen, text = set(), None
+        for p in parts:
+            ks = {k for k in _loads(p)}
+            if len(ks) != 1:
+                return "a folded value reads more or fewer than one element index"
+            k = ks.pop()
+            t = _source(p, k, index)
+            if t is None:
+                return f"a folded value cannot be written back as source ({p.show(3)})"
+            if text not in (None, t):
+                return f"the elements are folded as different expressions ({text} and {t})"
+            if k in seen:
+                return f"element {k} is folded twice"
+            text = t
+            seen.add(k)
+        n = len(seen)
+        if seen != set(range(n)):
+            return "the folded elements are not 0 .. N-1"
+        bounds = {p.name for p in fn.params if p.name and not p.pointer and ints.get(p.name) == n}
+        found = bounds if found is None else found & bounds
+        if not found:
+            return f"no integer parameter is the {n} elements folded"
+        if first is not None and first != (text, op):
+            return "the fold differs between launches"
+        first = (text, op)
+    if first is None:
+        return "no launch to run"
+    return GridFold(sorted(found)[0], first[0], first[1], index)
+
+
+def same_grid_effects(a: "Unit", b: "Unit", kernel: str, launches: list[dict]
+                      ) -> tuple[bool, str]:
+    """Whether kernel ``kernel`` of ``a`` and of ``b``, each run over its whole grid at each
+    of ``launches`` (:func:`grid_run`), stores the same values (up to reassociation) at the
+    same global elements and folds the same into each atomic address; with why not."""
+    for ints in launches:
+        got = []
+        for u in (a, b):
+            fn = next((f for f in u.kernels() if f.name == kernel), None)
+            if fn is None or fn.body is None:
+                return False, f"no kernel {kernel}"
+            try:
+                fx = grid_run(u, fn, ints)
+            except Unsupported as e:
+                return False, f"the grid cannot be run: {e}"
+            folds: dict = {}
+            for base, idx, op, val, _ in fx.atomics:
+                folds.setdefault((base, idx, op), []).append(val)
+            memo: dict = {}
+            got.append(({k: normal(fold(k[2], v), memo) for k, v in folds.items()},
+                        {k: normal(v, memo) for k, v in fx.stores.items()
+                         if not any(k == f[:2] for f in folds)}))
+        if got[0] != got[1]:
+            what = "atomic folds" if got[0][0] != got[1][0] else "stores"
+            return False, f"the {what} of the grid differ"
+    return True, f"the same stores and atomic folds over the grid at {len(launches)} launches"
+
+
+def _loads(t):
+    """The element indices of the loads inside ``t``."""
+    stack, out = [t], set()
+    while stack:
+        x = stack.pop()
+        if isinstance(x, Term):
+            if x.op == "load":
+                out.add(x.args[1])
+            else:
+                stack.extend(x.args)
+    return out
+
+
+def _source(t, k: int, index: str) -> str | None:
+    """``t`` as C source, a load of element ``k`` written ``base[index]``; None for what
+    has no source form here."""
+    if not isinstance(t, Term):
+        return str(t) if isinstance(t, int) else None
+    a = t.args
+    if t.op == "load":
+        return f"{a[0]}[{index}]" if a[1] == k else None
+    if t.op == "num":
+        v = a[0]
+        return f"{v!r}f" if v != int(v) else f"{int(v)}.0f"
+    if t.op == "sym":
+        return a[0]
+    parts = [_source(x, k, index) if isinstance(x, (Term, int)) else None for x in a[1:]]
+    if any(p is None for p in parts):
+        return None
+    if t.op == "op":
+        return f"({parts[0]} {a[0]} {parts[1]})"
+    if t.op == "ac":
+        if a[0] in ("+", "*"):
+            return "(" + f" {a[0]} ".join(parts) + ")"
+        return None
+    if t.op == "unop":
+        return f"({a[0]}{parts[0]})"
+    if t.op == "call":
+        return f"{a[0]}({', '.join(parts)})"
+    return None
+
+
+__all__ = ["GridFold", "grid_fold", "grid_run", "launch_of", "same_grid_effects"]
