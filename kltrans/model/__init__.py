@@ -25,6 +25,11 @@ spelling applies to every other. Results are computed once per unit (``Unit.memo
 - :mod:`~kltrans.model.effects` — what a region does to memory for one thread: the value
   stored at each element as a term over the loads it reads, run at concrete sizes and
   thread ids, so differently spelled regions compare by what they store.
+- :mod:`~kltrans.model.block` — what a region does for a whole block: every thread run,
+  barriers, shuffles, ``cg::reduce`` and atomics honoured, shared memory shared; block folds
+  of any spelling (``leader_fold``) and kernels compared by what a block does.
+- :mod:`~kltrans.model.grid` — every block of a launch run into one memory; a kernel's fold
+  over the grid read back as ``E(k)`` for ``k < N`` (``grid_fold``).
 - :mod:`~kltrans.model.collectives` — reductions and scans across a warp, a block and the
   grid (shuffle loops in any spelling and in helpers, ``cg::reduce``, shared-memory trees,
   warp slots, leader atomics, Hillis–Steele, Blelloch, look-back), and synchronizations.
