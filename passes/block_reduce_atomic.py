@@ -30,7 +30,7 @@ from kltrans.analysis.affine import strip_parens as _strip
 from kltrans.passes.rewrite import (
     declared_names, fresh_numbered as fresh, indent_of as line_indent, indent_step, inside,
     comments_above, dead_declarations, line_start, norm, remove_described, statements,
-    unused_definitions)
+    drop_unused_definitions)
 from kltrans.model.accesses import typedefs
 from kltrans.model.block import leader_fold
 from kltrans.model.effects import draws
@@ -1389,10 +1389,7 @@ def _fold_rewrite(site, ctx):
     dead = dead_declarations(unit, fn, gone, keep)
     edits += [remove_described(unit, d) for d in dead]
     gone += [(d.start_byte, d.end_byte) for d in dead]
-    for top in unused_definitions(unit, gone):
-        edits.append(Edit.delete(comments_above(unit, top, line_start(unit, top.start_byte)),
-                                 top.end_byte + (unit.source[top.end_byte:top.end_byte + 1] == b"\n")))
-    return edits
+    return edits + drop_unused_definitions(unit, gone)
 
 
 def _inline_options(site, red) -> dict:

@@ -20,9 +20,10 @@ from kltrans.model.launch import block_dim
 from kltrans.model.loops import loop_fact
 from kltrans.passes import Choice, Identifier, OneOf, Pass, Precondition, option
 from kltrans.passes.manager import SkipSite
-from kltrans.passes.rewrite import (declarator_ident, fresh_numbered, indent_of,
-                                    insert_lines_before, lex, remove, rename, splice,
-                                    statements, unshift)
+from kltrans.passes.rewrite import (dead_declarations, declarator_ident,
+                                    drop_unused_definitions, fresh_numbered, indent_of,
+                                    insert_lines_before, lex, remove, remove_described,
+                                    rename, splice, statements, unshift)
 from kltrans.syntax import Edit
 from kltrans.syntax.contract import contracts
 
@@ -230,7 +231,7 @@ class UnchunkLoop(Pass):
     a chunk stores exactly what the scalar tail body stores for its W elements, and no
     element writes what another reads or writes), tail-fits (an ``if`` tail: a block has
     at least W - 1 threads, one per leftover element). Declarations the merged loop no
-    longer reads are kept.
+    longer reads (the chunk count) and the helpers and structs only the chunks used go.
 
     Options: none (the width and the tail are read from the code).
 
@@ -267,11 +268,20 @@ class UnchunkLoop(Pass):
         if step is not None:
             text += f"{inner}{unit.text(step)}\n"
         text += ind + "}"
-        return [Edit(got["bound"].start_byte, got["bound"].end_byte, unit.text(tail.bound)),
-                Edit(body.start_byte, body.end_byte, text),
-                remove(unit, site.node.end_byte + 1, tail.stmt.end_byte)
-                if unit.source[site.node.end_byte:site.node.end_byte + 1] == b"\n"
-                else Edit.delete(site.node.end_byte, tail.stmt.end_byte)]
+        edits = [Edit(got["bound"].start_byte, got["bound"].end_byte, unit.text(tail.bound)),
+                 Edit(body.start_byte, body.end_byte, text),
+                 remove(unit, site.node.end_byte + 1, tail.stmt.end_byte)
+                 if unit.source[site.node.end_byte:site.node.end_byte + 1] == b"\n"
+                 else Edit.delete(site.node.end_byte, tail.stmt.end_byte)]
+        # what only the chunks and the tail's index read goes with them: the chunk count,
+        # pack helpers and the structs they move
+        gone = [(got["bound"].start_byte, got["bound"].end_byte),
+                (body.start_byte, body.end_byte), (site.node.end_byte, tail.stmt.end_byte)]
+        keep = set(lex(unit.text(tail.bound))) | set(lex(text)) | {got["var"]}
+        dead = dead_declarations(unit, site.function, gone, keep)
+        edits += [remove_described(unit, d) for d in dead]
+        gone += [(d.start_byte, d.end_byte) for d in dead]
+        return edits + drop_unused_definitions(unit, gone)
 
     def inverse_for(self, site, ctx):
         got = _reading(site, ctx)
@@ -447,10 +457,16 @@ def _count_ok(site, ctx) -> Verdict:
     found = _count_name(site, got)
     if p.count == "auto":
         return Verdict.yes(f"reuses {found}" if found else "declares a chunk count")
+    if found != p.count and p.count not in _names_in(site.unit, site.function.node):
+        return Verdict.yes(f"declares {p.count} = {site.unit.text(got[2])} / {p.width}")
     if found != p.count:
         return Verdict.no(f"{p.count} is not a variable holding {site.unit.text(got[2])} / "
                           f"{p.width} before the loop")
     return Verdict.yes(f"{p.count} = {site.unit.text(got[2])} / {p.width}")
+
+
+def _names_in(unit, node) -> set:
+    return {unit.text(n) for n in unit.walk(node) if n.type == "identifier"}
 
 
 def _count_name(site, got) -> str | None:
@@ -538,7 +554,8 @@ class ChunkLoop(Pass):
 
     width: int = option(4, Choice(*WIDTHS), "elements per chunk", tune=True)
     count: str = option("auto", OneOf(Choice("auto"), Identifier()),
-                        "the variable holding N / W (auto: reuse or declare one)")
+                        "the variable holding N / W (auto: reuse or declare one; a name: "
+                        "reuse it, or declare it where the kernel has no such name)")
     tail_var: str = option("auto", OneOf(Choice("auto"), Identifier()),
                            "the scalar tail's index (auto: a fresh name)")
     lanes: str = option("vector", Choice("vector", "copies"),
@@ -556,8 +573,11 @@ class ChunkLoop(Pass):
         inner = ind + _step_indent(unit, lp.body, ind)
         edits = []
         count = _count_name(site, got)
+        if self.count != "auto" and count != self.count:
+            count = None
         if count is None:
-            count = fresh_numbered(unit, fn, [f"n{w}", "chunks"])
+            count = self.count if self.count != "auto" else \
+                fresh_numbered(unit, fn, [f"n{w}", "chunks"])
             edits.append(insert_lines_before(unit, site.node,
                                              f"const int {count} = {unit.text(bound)} / {w};"))
         tv = self.tail_var if self.tail_var != "auto" else fresh_numbered(

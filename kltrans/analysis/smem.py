@@ -94,6 +94,60 @@ def type_layout(unit: "Unit | None", type_text: str, _depth: int = 0) -> tuple[i
     return None
 
 
+@dataclass(frozen=True)
+class Field:
+    """One member of a struct or union of the unit: ``count`` elements of ``type``
+    (``dims``: its array dimensions, outermost first; ``()`` for one value)."""
+
+    name: str
+    type: str
+    dims: tuple[int, ...]
+    pointer: bool
+
+    @property
+    def count(self) -> int:
+        n = 1
+        for d in self.dims:
+            n *= d
+        return n
+
+
+def record_fields(unit: "Unit", type_text: str) -> tuple[bool, tuple[Field, ...]] | None:
+    """(is a union, its members in order) when ``type_text`` names a struct, class or union
+    defined in the unit (through typedefs); None otherwise or when a member's array size
+    is not a constant."""
+    t = _clean_type(type_text)
+    info = _unit_info(unit)
+    for _ in range(20):
+        if t not in info.typedefs:
+            break
+        t = _clean_type(info.typedefs[t])
+    node = info.structs.get(t.split("::")[-1])
+    body = node.child_by_field_name("body") if node is not None else None
+    if body is None:
+        return None
+    out = []
+    for f in body.named_children:
+        if f.type != "field_declaration" or f.child_by_field_name("type") is None:
+            continue
+        ty = unit.text(f.child_by_field_name("type"))
+        for d in f.children_by_field_name("declarator"):
+            dims: list[int] = []
+            ptr = False
+            while d is not None and d.type != "field_identifier":
+                if d.type == "array_declarator":
+                    v = affine_of(unit, d.child_by_field_name("size")) \
+                        if d.child_by_field_name("size") is not None else None
+                    if v is None or v.value() is None:
+                        return None
+                    dims.insert(0, v.value())
+                ptr = ptr or d.type == "pointer_declarator"
+                d = d.child_by_field_name("declarator")
+            if d is not None:
+                out.append(Field(unit.text(d), ty, tuple(dims), ptr))
+    return node.type == "union_specifier", tuple(out)
+
+
 def type_size(unit: "Unit | None", type_text: str) -> int | None:
     """``sizeof(type)`` in bytes for CUDA scalar/vector types, pointers, typedefs and structs
     of the unit; None when unknown (a template parameter, a library type)."""

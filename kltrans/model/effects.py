@@ -15,7 +15,9 @@ assignments and compound assignments, ``++``/``--``, ``if`` with a concrete cond
 :data:`MAX_STEPS` statements in all), ``return``; subscripts, ``*p``, pointer arithmetic,
 ``reinterpret_cast`` vector views (``float4`` over ``float``: 4 elements at a time), the
 cached loads and stores of :mod:`kltrans.model.ops` (``__ldcs(p)``, ``__stcs(p, v)``: the
-hint does not change the effect), ``make_float4`` and the other ``make_<vector>``
+hint does not change the effect), structs and unions of the unit held in locals
+(members by lane: a union's ``float4`` and ``float[4]`` members are the same four
+values), ``make_float4`` and the other ``make_<vector>``
 constructors, ``__device__`` functions of the unit and lambdas (called by value or by
 reference: their bodies run), ``min``/``max`` of integers, the unit's integer constants
 (macros, ``constexpr``). Any other call is a term named by its callee.
@@ -23,7 +25,8 @@ reference: their bodies run), ``min``/``max`` of integers, the unit's integer co
 Not read (the machine raises :class:`Unsupported` with the reason, never guesses):
 barriers, shuffles, atomics and the other operations of ``spellings.yaml`` that involve
 other threads; ``break``/``continue``/``goto``; a branch on a symbolic value; structs,
-unions and pointers held in memory. Distinct arrays are distinct memory (the gate's
+unions and pointers held in memory (in arrays or reached through pointers), unions whose
+members cut them into lanes of different widths. Distinct arrays are distinct memory (the gate's
 inputs are separate buffers).
 
 Layering: :mod:`kltrans.syntax`, the public names of :mod:`kltrans.analysis` and
@@ -36,7 +39,7 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from kltrans.analysis.smem import type_size
+from kltrans.analysis.smem import record_fields, type_size
 from kltrans.model.accesses import typedefs
 from kltrans.model.ops import operations
 from kltrans.syntax.contract import file_constants
@@ -158,6 +161,7 @@ class Machine:
         self.fx = Effects()
         self.steps = 0
         self.depth = 0
+        self._layouts: dict = {}
 
     # ------------------------------------------------------------------ entry points
     def parameters(self) -> dict:
@@ -263,11 +267,17 @@ class Machine:
                 env[name] = Cell(Agg(typ, vals + [None] * (max(dims or [0]) - len(vals))))
                 continue
             val = self.expr(init, env) if init is not None else None
+            if dims and self.layout(typ) is not None:
+                raise Unsupported(f"a local array of {typ}")
             if dims:
                 size = 1
                 for k in dims:
                     size *= k
                 env[name] = Cell(Agg(typ, [None] * size))
+            elif not ptr and self.layout(typ) is not None:  # a struct or union: its lanes
+                lay = self.layout(typ)
+                env[name] = Cell(_copy(val) if isinstance(val, Agg) and
+                                 len(val.slots) == lay.lanes else Agg(lay.type, [None] * lay.lanes))
             elif not ptr and _vector_lanes(typ):
                 env[name] = Cell(_copy(val) if isinstance(val, Agg)
                                  else Agg(typ, [None] * _vector_lanes(typ)))
@@ -516,7 +526,7 @@ class Machine:
                 return MemRef(self, base.base, base.offset + k * base.width, base.width,
                               base.view)
             if isinstance(base, Agg):
-                return SlotRef(self.lvalue(arg, env), k)
+                return self.element(self.lvalue(arg, env), k)
             raise Unsupported(f"a subscript of {self.unit.text(arg)[:40]}")
         if t == "pointer_expression" and _deref(n):
             p = self.expr(n.child_by_field_name("argument"), env)
@@ -527,10 +537,75 @@ class Machine:
             if self.unit.text(n.child_by_field_name("operator")) != ".":
                 raise Unsupported("a member through ->")
             f = self.unit.text(n.child_by_field_name("field"))
+            ref = self.lvalue(n.child_by_field_name("argument"), env)
+            if isinstance(ref, FieldRef) and not ref.dims:
+                rtype = ref.type
+            else:
+                held = ref.get()
+                rtype = held.type if isinstance(held, Agg) else None
+            lay = self.layout(rtype) if rtype else None
+            if lay is not None and f in lay.fields:
+                start, count, ftype, dims = lay.fields[f]
+                of, at = (ref.of, ref.start) if isinstance(ref, FieldRef) else (ref, 0)
+                return FieldRef(of, at + start, count, ftype, dims, self.lanes(ftype) == 1 and
+                                self.layout(ftype) is None)
             if f not in _LANES:
                 raise Unsupported(f"the member {f}")
-            return SlotRef(self.lvalue(n.child_by_field_name("argument"), env), _LANES.index(f))
+            return self.element(ref, _LANES.index(f))
         raise Unsupported(f"an assignment to {self.unit.text(n)[:40]}")
+
+    # ------------------------------------------------------------ structs and unions
+    def layout(self, typ: str | None) -> "_Layout | None":
+        """The lanes of a struct or union of the unit (None for any other type): every
+        scalar of it one lane, members of a struct one after the other, members of a union
+        all from lane 0, so a ``float4`` and a ``float[4]`` of one union share their four
+        lanes (the members must then cut it into lanes of one width)."""
+        if typ is None:
+            return None
+        key = _QUALIFIERS.sub("", typ).strip()
+        if key in self._layouts:
+            return self._layouts[key]
+        self._layouts[key] = None  # a cycle reads as no layout
+        rec = record_fields(self.unit, key)
+        if rec is None:
+            return None
+        is_union, members = rec
+        fields, at, widths = {}, 0, set()
+        for f in members:
+            elem = 1 if f.pointer else self.lanes(f.type)
+            count = elem * f.count
+            fields[f.name] = (0 if is_union else at, count, f.type, f.dims)
+            at = max(at, count) if is_union else at + count
+            size = type_size(self.unit, f.type)
+            if is_union and not f.pointer:
+                widths.add(size // elem if size else None)
+        if len(widths) > 1:
+            raise Unsupported(f"the union {key}: its members cut it into lanes of different "
+                              f"widths")
+        lay = _Layout(key, at, fields)
+        self._layouts[key] = lay
+        return lay
+
+    def lanes(self, typ: str) -> int:
+        """How many scalar lanes a value of ``typ`` holds."""
+        lay = self.layout(typ)
+        if lay is not None:
+            return lay.lanes
+        return _vector_lanes(typ) or 1
+
+    def element(self, ref: "Ref", k: int) -> "Ref":
+        """Element (or lane) ``k`` of the vector, array or member ``ref`` refers to."""
+        if not isinstance(ref, FieldRef):
+            return SlotRef(ref, k)
+        if ref.dims:
+            if not 0 <= k < ref.dims[0]:
+                raise Unsupported("an element outside a member array")
+            inner = ref.count // ref.dims[0]
+            return FieldRef(ref.of, ref.start + k * inner, inner, ref.type, ref.dims[1:],
+                            ref.scalar)
+        if not 0 <= k < ref.count:
+            raise Unsupported("a lane outside a member")
+        return SlotRef(ref.of, ref.start + k)
 
 
 class Ref:
@@ -572,6 +647,49 @@ class SlotRef(Ref):
         if not isinstance(agg, Agg) or not 0 <= self.slot < len(agg.slots):
             raise Unsupported("an element outside a vector or local array")
         agg.slots[self.slot] = v
+
+
+@dataclass
+class FieldRef(Ref):
+    """``count`` lanes from ``start`` of the struct or union ``of`` refers to: one value
+    when the member is a scalar, else an aggregate of its lanes."""
+
+    of: Ref
+    start: int
+    count: int
+    type: str
+    dims: tuple
+    scalar: bool
+
+    def _rec(self) -> Agg:
+        rec = self.of.get()
+        if not isinstance(rec, Agg) or self.start + self.count > len(rec.slots):
+            raise Unsupported("a member outside its struct")
+        return rec
+
+    def get(self):
+        lanes = self._rec().slots[self.start:self.start + self.count]
+        if self.scalar and not self.dims:
+            if lanes[0] is None:
+                raise Unsupported("a read of a member with no value")
+            return lanes[0]
+        return Agg(self.type if not self.dims else f"{self.type}[]", list(lanes))
+
+    def set(self, v):
+        rec = self._rec()
+        if self.scalar and not self.dims:
+            rec.slots[self.start] = v
+            return
+        if not isinstance(v, Agg) or len(v.slots) != self.count:
+            raise Unsupported(f"a {self.count}-lane member set from something else")
+        rec.slots[self.start:self.start + self.count] = list(v.slots)
+
+
+@dataclass(frozen=True)
+class _Layout:
+    type: str
+    lanes: int
+    fields: dict  # member -> (first lane, lanes, type, array dims)
 
 
 @dataclass

@@ -104,7 +104,7 @@ def comments_above(unit: "Unit", node: "Node", start: int) -> int:
 
 
 def unused_definitions(unit: "Unit", gone: list) -> list:
-    """Top-level ``__device__`` functions, structs and classes (with their ``template``
+    """Top-level ``__device__`` functions, structs, unions and classes (with their ``template``
     heads) that code outside the byte ranges ``gone`` no longer names, though code inside
     them did: what a rewrite that removes ``gone`` leaves dead. Kernels stay."""
     def outside(n) -> bool:
@@ -116,13 +116,13 @@ def unused_definitions(unit: "Unit", gone: list) -> list:
         while inner.type == "template_declaration":
             kids = [c for c in inner.named_children if c.type in (
                 "function_definition", "struct_specifier", "class_specifier",
-                "template_declaration", "declaration")]
+                "union_specifier", "template_declaration", "declaration")]
             if not kids:
                 break
             inner = kids[-1]
         if inner.type == "declaration":
             inner = next((c for c in inner.named_children if c.type in (
-                "struct_specifier", "class_specifier")), inner)
+                "struct_specifier", "class_specifier", "union_specifier")), inner)
         if inner.type == "function_definition":
             if "__global__" in unit.text(inner).split("(")[0]:
                 continue
@@ -131,7 +131,7 @@ def unused_definitions(unit: "Unit", gone: list) -> list:
                                                    "qualified_identifier", "operator_name"):
                 d = d.child_by_field_name("declarator")
             name = unit.text(d) if d is not None else None
-        elif inner.type in ("struct_specifier", "class_specifier"):
+        elif inner.type in ("struct_specifier", "class_specifier", "union_specifier"):
             nm = inner.child_by_field_name("name")
             name = unit.text(nm) if nm is not None else None
         else:
@@ -155,6 +155,22 @@ def unused_definitions(unit: "Unit", gone: list) -> list:
                 dead.append(top)
                 changed = True
     return dead
+
+
+def drop_unused_definitions(unit: "Unit", gone: list) -> list:
+    """Edits deleting what :func:`unused_definitions` finds dead once the byte ranges
+    ``gone`` are removed, each with the comments right above it."""
+    src, edits = unit.source, []
+    for top in unused_definitions(unit, gone):
+        start = comments_above(unit, top, line_start(unit, top.start_byte))
+        end = top.end_byte
+        if top.next_sibling is not None and top.next_sibling.type == ";":  # struct S {...};
+            end = top.next_sibling.end_byte
+        end += src[end:end + 1] == b"\n"
+        if (start == 0 or src[max(0, start - 2):start] == b"\n\n") and src[end:end + 1] == b"\n":
+            end += 1  # between blank lines: one of them goes too
+        edits.append(Edit.delete(start, end))
+    return edits
 
 
 def dead_declarations(unit, fn, gone: list, keep: set) -> list:

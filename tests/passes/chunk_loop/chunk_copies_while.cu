@@ -1,4 +1,5 @@
 // RUN: kltrans opt -p 'chunk-loop{width=2,lanes=copies}'
+// ROUNDTRIP: none: half, read only by the chunks, goes when unchunk-loop merges them again
 // GATE: tests/data/workloads/scale
 // A while grid-stride loop whose body declares a local: two braced copies per chunk, the
 // update stays last, and an existing variable holding n / 2 (half) is the chunk count.

@@ -9,8 +9,6 @@ extern "C" __global__ void scale(const float* x, float* y, float a, float b, int
 {
     const int tid = blockIdx.x * blockDim.x + threadIdx.x;
     const int stride = gridDim.x * blockDim.x;
-    const int pairs = n / 2;
-    float2* y2 = reinterpret_cast<float2*>(y);
     for (int k = tid; k < n; k += stride) {
         y[k] = a * x[k] + b;
     }

@@ -10,9 +10,6 @@ extern "C" __global__ void scale(const float* x, float* y, float a, float b, int
 {
     const int stride = blockDim.x * gridDim.x;
     const int tid = blockIdx.x * blockDim.x + threadIdx.x;
-    const int groups = n / 4;
-    const float4* x4 = reinterpret_cast<const float4*>(x);
-    float4* y4 = reinterpret_cast<float4*>(y);
     int g = tid;
     while (g < n)
     {
