@@ -1389,7 +1389,7 @@ def _fold_rewrite(site, ctx):
     dead = dead_declarations(unit, fn, gone, keep)
     edits += [remove_described(unit, d) for d in dead]
     gone += [(d.start_byte, d.end_byte) for d in dead]
-    return edits + drop_unused_definitions(unit, gone)
+    return edits + drop_unused_definitions(unit, gone, keep)
 
 
 def _inline_options(site, red) -> dict:

@@ -281,7 +281,7 @@ class UnchunkLoop(Pass):
         dead = dead_declarations(unit, site.function, gone, keep)
         edits += [remove_described(unit, d) for d in dead]
         gone += [(d.start_byte, d.end_byte) for d in dead]
-        return edits + drop_unused_definitions(unit, gone)
+        return edits + drop_unused_definitions(unit, gone, keep)
 
     def inverse_for(self, site, ctx):
         got = _reading(site, ctx)

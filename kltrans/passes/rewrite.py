@@ -103,10 +103,11 @@ def comments_above(unit: "Unit", node: "Node", start: int) -> int:
     return start
 
 
-def unused_definitions(unit: "Unit", gone: list) -> list:
+def unused_definitions(unit: "Unit", gone: list, keep: set = frozenset()) -> list:
     """Top-level ``__device__`` functions, structs, unions and classes (with their ``template``
     heads) that code outside the byte ranges ``gone`` no longer names, though code inside
-    them did: what a rewrite that removes ``gone`` leaves dead. Kernels stay."""
+    them did: what a rewrite that removes ``gone`` leaves dead. Kernels stay, and so do the
+    definitions named in ``keep`` (what the rewrite's new code calls)."""
     def outside(n) -> bool:
         return not any(a <= n.start_byte < b for a, b in gone)
 
@@ -136,7 +137,7 @@ def unused_definitions(unit: "Unit", gone: list) -> list:
             name = unit.text(nm) if nm is not None else None
         else:
             continue
-        if name:
+        if name and name not in keep:
             tops.append((top, name))
     names = {name for _, name in tops}
     dead: list = []
@@ -157,11 +158,11 @@ def unused_definitions(unit: "Unit", gone: list) -> list:
     return dead
 
 
-def drop_unused_definitions(unit: "Unit", gone: list) -> list:
+def drop_unused_definitions(unit: "Unit", gone: list, keep: set = frozenset()) -> list:
     """Edits deleting what :func:`unused_definitions` finds dead once the byte ranges
     ``gone`` are removed, each with the comments right above it."""
     src, edits = unit.source, []
-    for top in unused_definitions(unit, gone):
+    for top in unused_definitions(unit, gone, keep):
         start = comments_above(unit, top, line_start(unit, top.start_byte))
         end = top.end_byte
         if top.next_sibling is not None and top.next_sibling.type == ";":  # struct S {...};
