@@ -26,7 +26,8 @@ Not read (the machine raises :class:`Unsupported` with the reason, never guesses
 barriers, shuffles, atomics and the other operations of ``spellings.yaml`` that involve
 other threads; ``break``/``continue``/``goto``; a branch on a symbolic value; structs,
 unions and pointers held in memory (in arrays or reached through pointers), unions whose
-members cut them into lanes of different widths. Distinct arrays are distinct memory (the gate's
+members cut them into lanes of different widths, calls of member functions (what they
+read of their object is not known). Distinct arrays are distinct memory (the gate's
 inputs are separate buffers).
 
 Layering: :mod:`kltrans.syntax`, the public names of :mod:`kltrans.analysis` and
@@ -433,6 +434,8 @@ class Machine:
             if name in self.funcs and name != self.fn.name:  # a function template's body
                 return self.invoke(self.funcs[name].node, {}, args, env)
             raise Unsupported(f"a call of {name}<...>")
+        if fnode.type == "field_expression":  # obj.f(...): what f reads of obj is not known
+            raise Unsupported(f"a call of the member function {self.unit.text(fnode)[:40]}")
         name = self.unit.text(fnode)
         vals = None
         if len(args) == 1 and self._type_name(name):  # a functional cast: float(x), T(0)

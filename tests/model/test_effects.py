@@ -183,3 +183,18 @@ __global__ void k(const float* x, float* y, int n) {
 """
     with pytest.raises(Unsupported, match="lanes of different widths"):
         _effects(src)
+
+
+def test_a_member_function_of_a_struct_is_not_read_as_an_opaque_call():
+    # the method reads the object's fields: a term naming only its arguments would be wrong
+    src = """
+struct MD { float m; float d; __device__ float scaled(float s) const; };
+__global__ void k(const float* x, float* y, int n) {
+    MD a;
+    a.m = x[0];
+    a.d = 1.0f;
+    y[0] = a.scaled(2.0f);
+}
+"""
+    with pytest.raises(Unsupported, match="member function"):
+        _effects(src)
