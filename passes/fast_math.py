@@ -85,9 +85,9 @@ def _classify(type_text: str, unit=None, depth: int = 0) -> str | None:
     if t in ("auto", "decltype(auto)") or not t:
         return None
     if unit is not None and depth < 8:
-        from kltrans.analysis.affine import _unit_info
+        from kltrans.analysis.affine import unit_info
 
-        td = _unit_info(unit).typedefs.get(t)
+        td = unit_info(unit).typedefs.get(t)
         if td is not None:
             return _classify(td, unit, depth + 1)
     if t in ("half", "__half", "__nv_bfloat16", "nv_bfloat16", "half2", "__half2",
@@ -98,32 +98,32 @@ def _classify(type_text: str, unit=None, depth: int = 0) -> str | None:
 
 def _declared(unit, ident) -> tuple[str | None, int, str]:
     """(type class, pointer/array levels, why unknown) of the variable ``ident`` names."""
-    from kltrans.analysis.affine import _macro_expr, _resolve, _unit_info
+    from kltrans.analysis.affine import _macro_expr, resolve_name, unit_info
 
     name = unit.text(ident)
     main = unit._cache.get("kltrans.fast_math.main")
     if main is not None:
         # an identifier inside a macro body (parsed on its own): another macro of the file
-        m = _unit_info(main[0]).macro(name, main[1])
+        m = unit_info(main[0]).macro(name, main[1])
         got = _macro_expr(main[0], m) if m is not None and m.params is None else None
         if got is None or main[2] > 16:
             return None, 0, f"{name} in a macro body is not a macro of the file"
         got[0]._cache["kltrans.fast_math.main"] = (main[0], main[1], main[2] + 1)
         return _expr_type(got[0], got[1]), 0, ""
-    b = _resolve(unit, ident, name)
+    b = resolve_name(unit, ident, name)
     if b.kind in ("builtin", "enum"):
         return "int", 0, ""
     if b.kind == "tparam":
         tp = b.decl.child_by_field_name("parameters") if b.decl is not None else None
         if tp is not None:
-            from kltrans.syntax.cuda import _template_params
+            from kltrans.syntax.cuda import template_params
 
-            for t in _template_params(unit, tp):
+            for t in template_params(unit, tp):
                 if t.name == name and t.kind == "value":
                     return _classify(t.type or "", unit), 0, ""
         return None, 0, f"{name} is a template parameter"
     if b.kind == "macro":
-        m = _unit_info(unit).macro(name, ident.start_byte)
+        m = unit_info(unit).macro(name, ident.start_byte)
         got = _macro_expr(unit, m) if m is not None and m.params is None else None
         if got is None:
             return None, 0, f"macro {name} is not an expression"
@@ -156,9 +156,9 @@ def _declared(unit, ident) -> tuple[str | None, int, str]:
 
 def _object(unit, node, depth: int = 0) -> tuple[str | None, int]:
     """(type class, pointer levels) of an expression that may be a pointer or array."""
-    from kltrans.analysis.affine import _strip_parens
+    from kltrans.analysis.affine import strip_parens
 
-    node = _strip_parens(node)
+    node = strip_parens(node)
     if node is None or depth > 40:
         return None, 0
     t = node.type
@@ -201,9 +201,9 @@ def _combine(a: str | None, b: str | None) -> str | None:
 def _expr_type(unit, node, depth: int = 0) -> str | None:
     """'float', 'double', 'int', 'pointer', 'other' or None (unknown) for an expression's
     value."""
-    from kltrans.analysis.affine import _builtin_name, _strip_parens
+    from kltrans.analysis.affine import _builtin_name, strip_parens
 
-    node = _strip_parens(node)
+    node = strip_parens(node)
     if node is None or depth > 40:
         return None
     t = node.type
@@ -225,21 +225,21 @@ def _expr_type(unit, node, depth: int = 0) -> str | None:
         op = node.child_by_field_name("operator")
         arg_t = None
         if arg is not None and op is not None and unit.text(op) == ".":
-            from kltrans.analysis.affine import _resolve
+            from kltrans.analysis.affine import resolve_name
 
-            a = _strip_parens(arg)
+            a = strip_parens(arg)
             if a.type == "identifier":
-                b = _resolve(unit, a, unit.text(a))
+                b = resolve_name(unit, a, unit.text(a))
                 if b.decl is not None and b.decl.child_by_field_name("type") is not None:
                     arg_t = re.sub(r"\s+", " ", _QUALS.sub(" ", unit.text(
                         b.decl.child_by_field_name("type")))).strip()
             elif a.type == "subscript_expression":
                 base = a.child_by_field_name("argument")
-                base = _strip_parens(base)
+                base = strip_parens(base)
                 if base is not None and base.type == "identifier":
-                    from kltrans.analysis.affine import _resolve
+                    from kltrans.analysis.affine import resolve_name
 
-                    b = _resolve(unit, base, unit.text(base))
+                    b = resolve_name(unit, base, unit.text(base))
                     if b.decl is not None and b.decl.child_by_field_name("type") is not None:
                         arg_t = re.sub(r"\s+", " ", _QUALS.sub(" ", unit.text(
                             b.decl.child_by_field_name("type")))).strip()
@@ -285,10 +285,10 @@ def _expr_type(unit, node, depth: int = 0) -> str | None:
 
 
 def _call_type(unit, node, depth: int) -> str | None:
-    from kltrans.analysis.affine import _unit_info
-    from kltrans.analysis.barriers import _call_name
+    from kltrans.analysis.affine import unit_info
+    from kltrans.analysis.barriers import call_name
 
-    name, kind = _call_name(unit, node)
+    name, kind = call_name(unit, node)
     args = node.child_by_field_name("arguments")
     argl = [a for a in args.named_children if a.type != "comment"] if args else []
     if kind == "type":
@@ -319,7 +319,7 @@ def _call_type(unit, node, depth: int) -> str | None:
         if "double" in ts or all(x == "int" for x in ts):
             return "double"
         return "float" if all(x in ("float", "int") for x in ts) else "other"
-    fns = _unit_info(unit).functions.get(name, ())
+    fns = unit_info(unit).functions.get(name, ())
     rets = {_classify(f.return_type, unit) for f in fns}
     if len(rets) == 1:
         return rets.pop()

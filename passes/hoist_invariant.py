@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from kltrans.analysis.affine import LOOP_NODE_TYPES, Affine, _resolve, _strip_parens
+from kltrans.analysis.affine import LOOP_NODE_TYPES, Affine, resolve_name, strip_parens
 from kltrans.analysis.loops import assigned_in, loop_of
 from kltrans.analysis.verdict import Verdict
 from kltrans.match import Match, Rule
@@ -129,7 +129,7 @@ def _line_indent(unit, offset: int) -> tuple[str, bool]:
 def _pointee(unit, ident):
     """(element type text, levels, binding, why) of the array or pointer ``ident`` names."""
     name = unit.text(ident)
-    b = _resolve(unit, ident, name)
+    b = resolve_name(unit, ident, name)
     if b.decl is None or b.ident is None or b.kind not in ("param", "local", "global",
                                                            "global_const"):
         return None, 0, b, f"{name} is not declared in this file"
@@ -158,19 +158,19 @@ class _Memory:
     """Which memory objects (pointer parameters, arrays) an expression may refer to."""
 
     def __init__(self, unit, fn):
-        from kltrans.analysis.pointers import _Aliases
+        from kltrans.analysis.pointers import Aliases
 
         self.unit = unit
         self.fn = fn
         self.params = [p.name for p in fn.params if p.name and (p.pointer > 0 or p.array)]
-        self.aliases = _Aliases(unit, fn.node, self.params)
+        self.aliases = Aliases(unit, fn.node, self.params)
 
     def of_ident(self, ident) -> set | None:
         """Objects the variable may point into / be; set() for a private scalar; None when
         the analysis cannot say."""
         unit = self.unit
         name = unit.text(ident)
-        b = _resolve(unit, ident, name)
+        b = resolve_name(unit, ident, name)
         if b.kind == "param":
             return {name} if name in self.params else set()
         if b.kind in ("global", "global_const"):
@@ -197,7 +197,7 @@ class _Memory:
 
     def of(self, node, depth: int = 0) -> set | None:
         """Objects a pointer-valued or lvalue expression refers into."""
-        node = _strip_parens(node)
+        node = strip_parens(node)
         if node is None or depth > 30:
             return None
         t = node.type
@@ -221,9 +221,9 @@ class _Memory:
                 out |= got
             return out
         if t == "call_expression":
-            from kltrans.analysis.barriers import _call_name
+            from kltrans.analysis.barriers import call_name
 
-            name, kind = _call_name(u, node)
+            name, kind = call_name(u, node)
             args = node.child_by_field_name("arguments")
             argl = [a for a in args.named_children if a.type != "comment"] if args else []
             if kind == "template" and name in ("reinterpret_cast", "static_cast",
@@ -236,16 +236,16 @@ class _Memory:
 
     def stores(self, region):
         """(node, objects or None, description) for every write to memory in ``region``."""
-        from kltrans.analysis.barriers import _call_name, is_builtin_call
+        from kltrans.analysis.barriers import call_name, is_builtin_call
         from kltrans.analysis.pointers import _ATOMICS, _OUT_PARAMS, _STORES, _written_positions
-        from kltrans.analysis.affine import _unit_info
+        from kltrans.analysis.affine import unit_info
 
         u = self.unit
         out = []
         for n in u.walk(region):
             t = n.type
             if t in ("assignment_expression", "update_expression"):
-                tgt = _strip_parens(n.child_by_field_name(
+                tgt = strip_parens(n.child_by_field_name(
                     "left" if t == "assignment_expression" else "argument"))
                 objs = self.of(tgt)
                 if tgt is not None and tgt.type == "identifier" and objs is not None and \
@@ -256,7 +256,7 @@ class _Memory:
                 elif objs is None:
                     out.append((n, None, "store"))
             elif t == "call_expression":
-                name, kind = _call_name(u, n)
+                name, kind = call_name(u, n)
                 args = n.child_by_field_name("arguments")
                 argl = [a for a in args.named_children if a.type != "comment"] if args else []
                 base = name.split("_block")[0].split("_system")[0]
@@ -270,7 +270,7 @@ class _Memory:
                         if i < len(argl):
                             out.append((n, self.of(argl[i]), "store"))
                     continue
-                callees = _unit_info(u).functions.get(name, ()) if kind in (
+                callees = unit_info(u).functions.get(name, ()) if kind in (
                     "identifier", "template", "qualified") else ()
                 if callees:
                     for i, a in enumerate(argl):
@@ -371,7 +371,7 @@ def _invariant_in(unit, expr, loop, what: str) -> Verdict:
         return Verdict.no(f"{what} has side effects (an assignment, increment or call)")
     for ident in _idents(unit, expr):
         nm = unit.text(ident)
-        b = _resolve(unit, ident, nm)
+        b = resolve_name(unit, ident, nm)
         if b.kind == "local" and b.decl is not None and \
                 loop.start_byte <= b.decl.start_byte < loop.end_byte:
             return Verdict.no(f"{nm} is declared inside the loop")
@@ -553,9 +553,9 @@ def _in_block(site, ctx) -> Verdict:
 
 
 def _taken_names(unit, fn) -> set:
-    from kltrans.analysis.affine import _unit_info
+    from kltrans.analysis.affine import unit_info
 
-    info = _unit_info(unit)
+    info = unit_info(unit)
     used = {unit.text(n) for n in unit.walk(fn.node)
             if n.type in ("identifier", "type_identifier")}
     used |= set(info.macros) | set(info.globals) | set(info.functions) | set(info.typedefs)
@@ -732,9 +732,9 @@ def _temp_decl(unit, node):
 
 def _uses(unit, fn, ident):
     name = unit.text(ident)
-    key = _resolve(unit, ident, name).key
+    key = resolve_name(unit, ident, name).key
     return [n for n in unit.walk(fn.node) if n.type == "identifier" and n.id != ident.id
-            and unit.text(n) == name and _resolve(unit, n, name).key == key]
+            and unit.text(n) == name and resolve_name(unit, n, name).key == key]
 
 
 def _used_only_in_loop(site, ctx) -> Verdict:

@@ -194,11 +194,11 @@ def _render(p, c, indent: str) -> str:
 
 
 def _env(unit, ctx) -> dict:
-    from kltrans.analysis.affine import _unit_info
+    from kltrans.analysis.affine import unit_info
     from kltrans.syntax.contract import ContractError, evaluate
 
     env: dict = {}
-    for name, defs in _unit_info(unit).macros.items():
+    for name, defs in unit_info(unit).macros.items():
         if len(defs) == 1 and defs[0].params is None and defs[0].body:
             try:
                 env[name] = evaluate(defs[0].body, env)

@@ -89,11 +89,11 @@ def _int(text: str) -> int | None:
 def _env(site, sizes) -> dict:
     """Integer values the contract expressions may name: --assume n==v, object-like
     macros and file-scope constants that are integer literals (or expressions of them)."""
-    from kltrans.analysis.affine import _unit_info
+    from kltrans.analysis.affine import unit_info
     from kltrans.syntax.contract import ContractError, evaluate
 
     env: dict = {}
-    info = _unit_info(site.unit)
+    info = unit_info(site.unit)
     for name, defs in info.macros.items():
         if len(defs) == 1 and defs[0].params is None and defs[0].body:
             try:

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from kltrans.analysis.affine import _resolve, _strip_parens
+from kltrans.analysis.affine import resolve_name, strip_parens
 from kltrans.analysis.barriers import is_builtin_call
 from kltrans.analysis.loops import assigned_in
-from kltrans.analysis.pointers import _Aliases
+from kltrans.analysis.pointers import Aliases
 from kltrans.analysis.verdict import Verdict
 from kltrans.match import Rule
 from kltrans.passes import Choice, Identifier, IntRange, Pass, Precondition, option
@@ -30,13 +30,13 @@ def _op(unit, node) -> str:
 
 
 def _ident(unit, node) -> str | None:
-    n = _strip_parens(node) if node is not None else None
+    n = strip_parens(node) if node is not None else None
     return unit.text(n) if n is not None and n.type == "identifier" else None
 
 
 def _call(unit, node, names) -> list | None:
     """The arguments when ``node`` is a call of one of ``names``."""
-    n = _strip_parens(node)
+    n = strip_parens(node)
     if n is None or n.type != "call_expression":
         return None
     f = n.child_by_field_name("function")
@@ -103,16 +103,16 @@ def max_of(unit, rhs, m: str):
         if _ident(unit, b) == m and _ident(unit, a) != m:
             return a
         return None
-    r = _strip_parens(rhs)
+    r = strip_parens(rhs)
     if r is None or r.type != "conditional_expression":
         return None
-    cond = _strip_parens(r.child_by_field_name("condition"))
+    cond = strip_parens(r.child_by_field_name("condition"))
     yes, no = r.child_by_field_name("consequence"), r.child_by_field_name("alternative")
     if cond is None or cond.type != "binary_expression":
         return None
     op = _op(unit, cond)
     left, right = cond.child_by_field_name("left"), cond.child_by_field_name("right")
-    t = lambda n: norm(unit.text(_strip_parens(n)))  # noqa: E731
+    t = lambda n: norm(unit.text(strip_parens(n)))  # noqa: E731
     if op in (">", ">="):
         big, small = left, right
     elif op in ("<", "<="):
@@ -142,7 +142,7 @@ def sum_update(unit, stmt, m: str):
     if _op(unit, e) == "+=":
         term = rhs
     elif _op(unit, e) == "=":
-        r = _strip_parens(rhs)
+        r = strip_parens(rhs)
         if r.type != "binary_expression" or _op(unit, r) != "+" or \
                 _ident(unit, r.child_by_field_name("left")) != s:
             return None
@@ -152,11 +152,11 @@ def sum_update(unit, stmt, m: str):
     args = _call(unit, term, EXP_FUNCS)
     if args is None or len(args) != 1:
         return None
-    d = _strip_parens(args[0])
+    d = strip_parens(args[0])
     if d.type != "binary_expression" or _op(unit, d) != "-" or \
             _ident(unit, d.child_by_field_name("right")) != m:
         return None
-    return s, d.child_by_field_name("left"), _strip_parens(term)
+    return s, d.child_by_field_name("left"), strip_parens(term)
 
 
 def _single(body):
@@ -209,7 +209,7 @@ def pair_of(unit, loop) -> "_Pair | str":
 
 # -------------------------------------------------------------- preconditions
 def _decl_type(unit, node, name) -> str | None:
-    b = _resolve(unit, node, name)
+    b = resolve_name(unit, node, name)
     if b.decl is None:
         return None
     ty = b.decl.child_by_field_name("type")
@@ -265,8 +265,8 @@ def _input_unchanged(site, ctx) -> Verdict:
     reads = _names_in(unit, p.elem) | _names_in(
         unit, p.loop1.child_by_field_name("condition") or p.loop1)
     params = [q.name for q in fn.params if q.name and q.pointer > 0]
-    al = _Aliases(unit, fn.node, params)
-    arr = _strip_parens(p.elem)
+    al = Aliases(unit, fn.node, params)
+    arr = strip_parens(p.elem)
     bases = al.bases(arr.child_by_field_name("argument")) if arr.type == "subscript_expression" \
         else set()
     for st in p.between:
@@ -549,7 +549,7 @@ def fused_of(unit, loop) -> "_Fused | str":
     if s is None or args is None or len(args) != 1 or \
             norm(unit.text(args[0])) != f"{m} - {mn}":
         return f"the rescale is not `s *= expf({m} - {mn});`"
-    exp_name = norm(unit.text(_strip_parens(sa.child_by_field_name("right"))
+    exp_name = norm(unit.text(strip_parens(sa.child_by_field_name("right"))
                               .child_by_field_name("function")))
     su = sum_update(unit, inner[1], mn)
     if su is None or su[0] != s or _ident(unit, su[1]) != v:

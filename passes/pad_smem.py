@@ -17,9 +17,9 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from kltrans.analysis.affine import (
-    _resolve,
-    _strip_parens,
-    _unit_info,
+    resolve_name,
+    strip_parens,
+    unit_info,
     affine_of,
     thread_dependent,
 )
@@ -51,7 +51,7 @@ def int_env(unit) -> dict:
     from kltrans.syntax.contract import ContractError, evaluate
 
     env: dict = {}
-    info = _unit_info(unit)
+    info = unit_info(unit)
     for _ in range(3):  # macros defined in terms of each other
         for name, defs in info.macros.items():
             if name in env or len(defs) != 1 or defs[0].params is not None or not defs[0].body:
@@ -115,26 +115,26 @@ def _loop_range(unit, loop, ident_name, env, depth):
     init = loop.child_by_field_name("initializer")
     if cond is None or upd is None or init is None:
         return None
-    cond = _strip_parens(cond)
+    cond = strip_parens(cond)
     if cond.type != "binary_expression":
         return None
     op = unit.text(cond.child_by_field_name("operator"))
     left, right = cond.child_by_field_name("left"), cond.child_by_field_name("right")
-    if unit.text(_strip_parens(left)) == ident_name and op in ("<", "<="):
+    if unit.text(strip_parens(left)) == ident_name and op in ("<", "<="):
         bound = right
-    elif unit.text(_strip_parens(right)) == ident_name and op in (">", ">="):
+    elif unit.text(strip_parens(right)) == ident_name and op in (">", ">="):
         bound, op = left, {">": "<", ">=": "<="}[op]
     else:
         return None
     # the step: ++j, j++, j += c (c > 0)
     step = None
-    u = _strip_parens(upd)
+    u = strip_parens(upd)
     if u.type == "update_expression" and "++" in unit.text(u) and \
-            unit.text(_strip_parens(u.child_by_field_name("argument"))) == ident_name:
+            unit.text(strip_parens(u.child_by_field_name("argument"))) == ident_name:
         step = 1
     elif u.type == "assignment_expression" and \
             unit.text(u.child_by_field_name("operator")) == "+=" and \
-            unit.text(_strip_parens(u.child_by_field_name("left"))) == ident_name:
+            unit.text(strip_parens(u.child_by_field_name("left"))) == ident_name:
         s = value_range(unit, u.child_by_field_name("right"), env, depth + 1)
         if s is None or s[0] <= 0:
             return None
@@ -170,7 +170,7 @@ def _ident_range(unit, node, env, depth):
     c = _const(unit, node)
     if c is not None:
         return (c, c)
-    b = _resolve(unit, node, name)
+    b = resolve_name(unit, node, name)
     if b.kind != "local" or b.decl is None:
         return None
     if b.decl.type == "declaration" and b.decl.parent is not None and \
@@ -200,12 +200,12 @@ def _while_counter_range(unit, use, name, b, env, depth):
         loop = loop.parent
     if loop is None:
         return None
-    cond = _strip_parens(loop.child_by_field_name("condition"))
+    cond = strip_parens(loop.child_by_field_name("condition"))
     if cond.type == "condition_clause":
         inner = [c for c in cond.named_children if c.type != "comment"]
-        cond = _strip_parens(inner[0]) if len(inner) == 1 else cond
+        cond = strip_parens(inner[0]) if len(inner) == 1 else cond
     if cond.type != "binary_expression" or \
-            unit.text(_strip_parens(cond.child_by_field_name("left"))) != name:
+            unit.text(strip_parens(cond.child_by_field_name("left"))) != name:
         return None
     op = unit.text(cond.child_by_field_name("operator"))
     if op not in ("<", "<="):
@@ -218,12 +218,12 @@ def _while_counter_range(unit, use, name, b, env, depth):
     body = loop.child_by_field_name("body")
     for n in unit.walk(b.decl.parent):
         if n.type == "update_expression" and \
-                unit.text(_strip_parens(n.child_by_field_name("argument"))) == name:
+                unit.text(strip_parens(n.child_by_field_name("argument"))) == name:
             if "++" not in unit.text(n):
                 return None
             target = n
         elif n.type == "assignment_expression" and \
-                unit.text(_strip_parens(n.child_by_field_name("left"))) == name:
+                unit.text(strip_parens(n.child_by_field_name("left"))) == name:
             aop = unit.text(n.child_by_field_name("operator"))
             r = value_range(unit, n.child_by_field_name("right"), env, depth + 1)
             if r is None or aop not in ("=", "+=") or (aop == "+=" and r[0] <= 0):
@@ -234,7 +234,7 @@ def _while_counter_range(unit, use, name, b, env, depth):
             target = n
         elif n.type == "pointer_expression" and \
                 unit.text(n.child_by_field_name("operator")) == "&" and \
-                unit.text(_strip_parens(n.child_by_field_name("argument"))) == name:
+                unit.text(strip_parens(n.child_by_field_name("argument"))) == name:
             return None
         else:
             continue
@@ -276,7 +276,7 @@ def value_range(unit, node, env: dict, depth: int = 0) -> "tuple[int, int] | Non
     """
     if node is None or depth > 60:
         return None
-    node = _strip_parens(node)
+    node = strip_parens(node)
     t = node.type
     if t == "number_literal":
         c = _const(unit, node)
@@ -410,7 +410,7 @@ def _call_name(unit, call) -> str:
 
 def _callee(unit, call):
     name = _call_name(unit, call)
-    fs = [f for f in _unit_info(unit).functions.get(name, ()) if not f.is_kernel]
+    fs = [f for f in unit_info(unit).functions.get(name, ()) if not f.is_kernel]
     return fs[0] if len(fs) == 1 else None
 
 
@@ -514,7 +514,7 @@ def array_uses(unit, scope_fn, name: str, ndims: int, elem: str, dims: tuple,
         if n.parent is not None and n.parent.type in ("parenthesized_declarator",
                                                       "pointer_declarator", "array_declarator"):
             continue  # the parameter's own declarator
-        b = _resolve(unit, n, name)
+        b = resolve_name(unit, n, name)
         if b.kind not in ("local", "param", "global", "unknown"):
             continue
         line = unit.line_col(n.start_byte)[0]
@@ -865,7 +865,7 @@ def _pad_spelling(site, ctx) -> Verdict:
 
 
 def _plus(unit, dim, pad_text: str) -> str:
-    d = _strip_parens(dim)
+    d = strip_parens(dim)
     text = unit.text(dim)
     if d.type == "binary_expression" and unit.text(d.child_by_field_name("operator")) not in \
             ("+", "-", "*", "/", "%"):
@@ -965,7 +965,7 @@ def _padded(site) -> "tuple[list, str]":
     unit = site.unit
     out, whys = [], []
     for arr in _site_arrays(site):
-        d = _strip_parens(arr.last)
+        d = strip_parens(arr.last)
         if d.type != "binary_expression" or unit.text(d.child_by_field_name("operator")) != "+":
             whys.append(f"{arr.name}: the last dimension `{norm(unit.text(arr.last))}` is not "
                         "written C + P")
@@ -1105,7 +1105,7 @@ class UnpadSmem(Pass):
                 if dim.id in done:
                     continue
                 done.add(dim.id)
-                d = _strip_parens(dim)
+                d = strip_parens(dim)
                 if d.type == "binary_expression" and \
                         unit.text(d.child_by_field_name("operator")) == "+" and \
                         _const(unit, d.child_by_field_name("right")) == pv:

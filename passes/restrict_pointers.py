@@ -156,11 +156,11 @@ def _const_blocker(site, name: str):
     non-const pointer, a ``reinterpret_cast``/``static_cast`` of it to a non-const
     pointer. Adding ``const`` there is a compile error even though nothing writes
     through it (a view declared and never used, a helper that only reads)."""
-    from kltrans.analysis.affine import _unit_info
-    from kltrans.analysis.barriers import _call_name
+    from kltrans.analysis.affine import unit_info
+    from kltrans.analysis.barriers import call_name
 
     unit, fn = site.unit, site.function
-    info = _unit_info(unit)
+    info = unit_info(unit)
     body = fn.body if fn.body is not None else fn.node
     # pointer variables of the body declared without const (every declarator of every
     # declaration: ``float *a, *b;`` then ``a = x;``): assigning ``name`` to one
@@ -184,7 +184,7 @@ def _const_blocker(site, name: str):
                     unit.text(left) in nonconst_locals:
                 return n
         elif n.type == "call_expression":
-            callee, kind = _call_name(unit, n)
+            callee, kind = call_name(unit, n)
             args = n.child_by_field_name("arguments")
             argl = [a for a in args.named_children if a.type != "comment"] if args else []
             if kind == "template" and callee in ("reinterpret_cast", "static_cast"):

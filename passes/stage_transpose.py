@@ -52,11 +52,11 @@ def toks(text: str) -> list[str]:
 
 def macro_env(unit) -> dict:
     """Object-like macros and file-scope constants with integer values."""
-    from kltrans.analysis.affine import _unit_info
+    from kltrans.analysis.affine import unit_info
     from kltrans.syntax.contract import ContractError, evaluate
 
     env: dict = {}
-    info = _unit_info(unit)
+    info = unit_info(unit)
     for name, defs in info.macros.items():
         if len(defs) == 1 and defs[0].params is None and defs[0].body:
             try:

@@ -6,9 +6,9 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 
-from kltrans.analysis.affine import _resolve, _strip_parens
+from kltrans.analysis.affine import resolve_name, strip_parens
 from kltrans.analysis.loops import assigned_in
-from kltrans.analysis.pointers import _Aliases, may_alias, pointer_params
+from kltrans.analysis.pointers import Aliases, may_alias, pointer_params
 from kltrans.analysis.verdict import Verdict
 from kltrans.match import Rule
 from kltrans.passes import Choice, Pass, Precondition, option
@@ -100,7 +100,7 @@ def _op(unit, node) -> str:
 
 def _cast_target(unit, node) -> str | None:
     """For ``reinterpret_cast<T*>(e)`` / ``static_cast<T*>(e)`` / ``(T*)e``: ``T*``."""
-    node = _strip_parens(node)
+    node = strip_parens(node)
     if node is None:
         return None
     if node.type == "cast_expression":
@@ -119,7 +119,7 @@ def _cast_target(unit, node) -> str | None:
 
 
 def _cast_inner(unit, node):
-    node = _strip_parens(node)
+    node = strip_parens(node)
     if node.type == "cast_expression":
         return node.child_by_field_name("value")
     return _args(unit, node)[0]
@@ -127,7 +127,7 @@ def _cast_inner(unit, node):
 
 def _ident_type(unit, ident) -> tuple[str, int] | None:
     """(pointee or element type text, pointer depth) of a declared pointer variable."""
-    b = _resolve(unit, ident, unit.text(ident))
+    b = resolve_name(unit, ident, unit.text(ident))
     if b.kind not in ("param", "local") or b.decl is None or b.ident is None:
         return None
     depth = 0
@@ -152,7 +152,7 @@ def pointer_info(unit, expr) -> tuple[str, str] | None:
     Accepts ``p`` (a pointer variable), ``reinterpret_cast<T*>(e)`` and ``(T*)e``, and
     ``P + i`` / ``P - i`` chains whose leftmost operand is one of those.
     """
-    e = _strip_parens(expr)
+    e = strip_parens(expr)
     if e is None:
         return None
     if e.type == "identifier":
@@ -173,27 +173,27 @@ def pointer_info(unit, expr) -> tuple[str, str] | None:
 
 def _offset_form(unit, expr):
     """``P + I...`` with P a pointer: (P node, the offset text) for ``P[I...]``, else None."""
-    e = _strip_parens(expr)
+    e = strip_parens(expr)
     if e is None or e.type != "binary_expression":
         return None
     spine = e
     chain = []
     while spine.type == "binary_expression" and _op(unit, spine) in ("+", "-"):
         chain.append(spine)
-        left = _strip_parens(spine.child_by_field_name("left"))
+        left = strip_parens(spine.child_by_field_name("left"))
         if left.type != "binary_expression" or _op(unit, left) not in ("+", "-"):
             break
         spine = left
     first = chain[-1]
     base = first.child_by_field_name("left")
-    sb = _strip_parens(base)
+    sb = strip_parens(base)
     if _op(unit, first) != "+" or pointer_info(unit, sb) is None:
         return None
     if sb.type not in ("identifier", "call_expression") or sb.id != base.id:
         return None  # only P or a C++ cast can be subscripted without parentheses
     right = first.child_by_field_name("right")
     if len(chain) == 1 and right.type == "parenthesized_expression":
-        return base, unit.text(_strip_parens(right))
+        return base, unit.text(strip_parens(right))
     return base, unit.text((right.start_byte, e.end_byte))
 
 
@@ -241,7 +241,7 @@ def access_of(unit, node, address: str = "ref") -> _Access | None:
         base = node.child_by_field_name("argument")
         idxl = node.child_by_field_name("indices") or node.child_by_field_name("index")
         idx = [c for c in idxl.named_children if c.type != "comment"] if idxl else []
-        sb = _strip_parens(base)
+        sb = strip_parens(base)
         if len(idx) != 1 or sb is None or sb.id != base.id or \
                 sb.type not in ("identifier", "call_expression"):
             return None
@@ -258,13 +258,13 @@ def access_of(unit, node, address: str = "ref") -> _Access | None:
         info = pointer_info(unit, arg)
         if info is None:
             return None
-        addr = unit.text(_strip_parens(arg))
+        addr = unit.text(strip_parens(arg))
         lv, outer = node, node
         # (*p).x: the parentheses go with the dereference
         par = node.parent
         if par is not None and par.type == "parenthesized_expression" and _postfix_parent(par):
             outer = par
-        base = _strip_parens(arg)
+        base = strip_parens(arg)
     else:
         return None
     elem, array = info
@@ -332,7 +332,7 @@ def _shared_based(unit, expr) -> bool:
     for n in unit.walk(expr):
         if n.type == "identifier":
             nm = unit.text(n)
-            b = _resolve(unit, n, nm)
+            b = resolve_name(unit, n, nm)
             if nm in shared or (b.kind == "local" and b.value is not None and any(
                     x.type == "identifier" and unit.text(x) in shared
                     for x in unit.walk(b.value))):
@@ -365,7 +365,7 @@ def kernel_bases(unit, fn, expr, depth: int = 0) -> tuple[set | None, str]:
     when the function is never called here.
     """
     params = [p.name for p in fn.params if p.name and p.pointer > 0]
-    bases = _Aliases(unit, fn.node, params).bases(expr)
+    bases = Aliases(unit, fn.node, params).bases(expr)
     if _shared_based(unit, expr):
         return None, f"{unit.text(expr)} points into __shared__ memory"
     if not bases:
@@ -423,7 +423,7 @@ def _read_only(site, ctx) -> Verdict:
     if acc.kind == "store" or hint not in NEEDS_READ_ONLY:
         return Verdict.yes(f"__{hint} does not need read-only data")
     params = [p.name for p in fn.params if p.name and p.pointer > 0]
-    bases = _Aliases(unit, fn.node, params).bases(acc.base)
+    bases = Aliases(unit, fn.node, params).bases(acc.base)
     pps = {pp.name: pp for pp in pointer_params(unit, fn)}
     for b in sorted(bases):
         pp = pps.get(b)
@@ -701,11 +701,11 @@ def hint_of(unit, call) -> _Hint | None:
 
 def _plain_lvalue(unit, ptr) -> tuple[str, str]:
     """(the lvalue ``*p`` is, spelling) for the hint's pointer argument."""
-    p = _strip_parens(ptr)
+    p = strip_parens(ptr)
     if p.type == "pointer_expression" and _op(unit, p) == "&":
         inner = p.child_by_field_name("argument")
-        if _strip_parens(inner).type in ("subscript_expression", "identifier", "field_expression"):
-            return unit.text(_strip_parens(inner)), "ref"
+        if strip_parens(inner).type in ("subscript_expression", "identifier", "field_expression"):
+            return unit.text(strip_parens(inner)), "ref"
     got = _offset_form(unit, p)
     if got is not None:
         base, off = got
@@ -825,9 +825,9 @@ class DropStreamHints(Pass):
                 continue
             info = pointer_info(unit, h.ptr) if h.ptr is not None else None
             if info is None and h.ptr is not None:
-                p = _strip_parens(h.ptr)
+                p = strip_parens(h.ptr)
                 if p.type == "pointer_expression" and _op(unit, p) == "&":
-                    a = _strip_parens(p.child_by_field_name("argument"))
+                    a = strip_parens(p.child_by_field_name("argument"))
                     if a.type == "subscript_expression":
                         info = pointer_info(unit, a.child_by_field_name("argument"))
             array = info[1] if info else "?"

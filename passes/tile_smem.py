@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from kltrans.analysis.affine import _strip_parens, affine_of, thread_dependent
+from kltrans.analysis.affine import strip_parens, affine_of, thread_dependent
 from kltrans.analysis.pointers import pointer_params
 from kltrans.analysis.smem import shared_footprint, type_size
 from kltrans.analysis.verdict import Verdict
@@ -31,10 +31,10 @@ def _subs(node):
 
 
 def _conjuncts(unit, cond) -> list:
-    cond = _strip_parens(cond)
+    cond = strip_parens(cond)
     if cond.type == "condition_clause":
         inner = [c for c in cond.named_children if c.type != "comment"]
-        cond = _strip_parens(inner[0]) if len(inner) == 1 else cond
+        cond = strip_parens(inner[0]) if len(inner) == 1 else cond
     if cond.type == "binary_expression" and unit.text(cond.child_by_field_name("operator")) == "&&":
         return _conjuncts(unit, cond.child_by_field_name("left")) + \
             _conjuncts(unit, cond.child_by_field_name("right"))
@@ -130,7 +130,7 @@ def _naive_uncached(site) -> "Naive | str":
             return f"the loop body calls `{norm(unit.text(n))[:40]}`"
         if n.type in ("assignment_expression", "update_expression"):
             lhs = n.child_by_field_name("left") or n.child_by_field_name("argument")
-            lhs = _strip_parens(lhs)
+            lhs = strip_parens(lhs)
             if lhs.type != "identifier":
                 return (f"the loop body writes memory (`{norm(unit.text(n))[:40]}`): after tiling "
                         "threads outside the matrix run the loop too")
@@ -549,10 +549,10 @@ def _load(unit, stmt, k0: str, axis: str) -> "tuple | str":
     if e.type != "assignment_expression" or unit.text(e.child_by_field_name("operator")) != "=":
         return f"`{text[:50]}` is not a tile load"
     m = _LOAD.match(norm(unit.text(e.child_by_field_name("left"))))
-    r = _strip_parens(e.child_by_field_name("right"))
+    r = strip_parens(e.child_by_field_name("right"))
     if m is None or r.type != "conditional_expression":
         return f"`{text[:50]}` is not `S[threadIdx.y][threadIdx.x] = (cond) ? P[i] : 0`"
-    ld = _strip_parens(r.child_by_field_name("consequence"))
+    ld = strip_parens(r.child_by_field_name("consequence"))
     if ld.type != "subscript_expression" or ld.child_by_field_name("argument").type != "identifier":
         return f"`{text[:50]}` does not load from a pointer"
     return (m.group(1), r.child_by_field_name("condition"),
@@ -622,7 +622,7 @@ def _tiled_uncached(site) -> "Tiled | str":
     # the inner loop
     inner = body[3]
     init = inner.child_by_field_name("initializer")
-    cond = _strip_parens(inner.child_by_field_name("condition"))
+    cond = strip_parens(inner.child_by_field_name("condition"))
     if init is None or init.type != "declaration" or cond is None or \
             cond.type != "binary_expression" or unit.text(cond.child_by_field_name("operator")) != "<":
         return "the loop over the tile is not `for (int k = 0; k < T; ...)`"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from kltrans.analysis.affine import _resolve, _strip_parens
+from kltrans.analysis.affine import resolve_name, strip_parens
 from kltrans.analysis.verdict import Verdict
 from kltrans.match import Rule
 from kltrans.passes import Identifier, Pass, Precondition, option
@@ -49,10 +49,10 @@ def atomic_of(unit, call) -> _Atomic | None:
     if len(args) != 2:
         return None
     addr, inc = args
-    a = _strip_parens(addr)
+    a = strip_parens(addr)
     array, key = None, None
     if a.type == "pointer_expression" and unit.text(a.child_by_field_name("operator")) == "&":
-        sub = _strip_parens(a.child_by_field_name("argument"))
+        sub = strip_parens(a.child_by_field_name("argument"))
         if sub.type == "subscript_expression":
             base = sub.child_by_field_name("argument")
             idxl = sub.child_by_field_name("indices") or sub.child_by_field_name("index")
@@ -86,7 +86,7 @@ def _thread_names(unit, fn) -> set:
             if d is not None:
                 decls.append((unit.text(d), n.child_by_field_name("value")))
         elif n.type == "assignment_expression":
-            left = _strip_parens(n.child_by_field_name("left"))
+            left = strip_parens(n.child_by_field_name("left"))
             if left.type == "identifier":
                 decls.append((unit.text(left), n.child_by_field_name("right")))
         elif n.type == "for_statement":
@@ -106,7 +106,7 @@ def _thread_names(unit, fn) -> set:
     # anything a loop or a thread-dependent branch assigns is conservatively varying too
     for n in unit.walk(fn.node):
         if n.type == "update_expression":
-            a = _strip_parens(n.child_by_field_name("argument"))
+            a = strip_parens(n.child_by_field_name("argument"))
             if a.type == "identifier":
                 varying.add(unit.text(a))
     return varying
@@ -125,7 +125,7 @@ def uniform_expr(unit, fn, node) -> bool:
             if nm in varying:
                 return False
             p = params.get(nm)
-            b = _resolve(unit, n, nm)
+            b = resolve_name(unit, n, nm)
             if p is not None and p.pointer == 0 and b.kind == "param":
                 continue
             if b.kind in ("macro", "enum", "global_const", "tparam", "builtin"):

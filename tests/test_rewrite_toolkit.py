@@ -82,3 +82,39 @@ def test_token_text_is_the_same_for_spellings_that_differ_in_blanks_and_comments
     assert lex('printf("a b"); # define N 4') == ['printf', '(', '"a b"', ')', ';',
                                                   '# define', 'N', '4']
     assert token_text("a - -b") != token_text("a -- b")  # operators are not merged across blanks
+
+
+DEAD = """union Pair { float2 v; float s[2]; };
+
+__device__ float twice(float a) { return 2.f * a; }
+
+__device__ Pair load_pair(const float* x, int i) { Pair p; p.v = ((const float2*)x)[i]; return p; }
+
+__global__ void k(const float* x, float* y, int n) {
+    const int already_dead = 7;
+    const int half = n / 2;
+    int i = threadIdx.x;
+    if (i < half) { Pair p = load_pair(x, i); y[i] = twice(p.s[0]); }
+}
+"""
+
+
+def test_dead_code_helpers_remove_only_what_the_rewrite_leaves_dead():
+    from kltrans.passes.rewrite import dead_declarations, drop_unused_definitions
+    from kltrans.syntax.cuda import find_functions
+
+    unit = parse(DEAD, "k.cu")
+    fn = next(f for f in find_functions(unit) if f.is_kernel)
+    stmt = unit.nodes_of_type("if_statement")[0]
+    gone = [(stmt.start_byte, stmt.end_byte)]
+    dead = dead_declarations(unit, fn, gone, keep={"i"})
+    # ruleid: half was read only by the removed statement
+    # ok: already_dead was dead before the rewrite, not the rewrite's to remove
+    assert [unit.text(d) for d in dead] == ["const int half = n / 2;"]
+    gone += [(d.start_byte, d.end_byte) for d in dead]
+    # the union and load_pair go; twice stays when the new code calls it (keep)
+    edits = [remove_node(unit, stmt)] + [remove_node(unit, d) for d in dead]
+    out = apply_edits(unit, edits + drop_unused_definitions(unit, gone, keep={"twice"}))
+    out = out.source.decode()
+    assert "union Pair" not in out and "load_pair" not in out
+    assert "__device__ float twice" in out and "\n\n\n" not in out

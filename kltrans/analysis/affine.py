@@ -449,7 +449,7 @@ class _UnitInfo:
         return defs[-1]
 
 
-def _unit_info(unit: "Unit") -> _UnitInfo:
+def unit_info(unit: "Unit") -> _UnitInfo:
     c = _cache(unit)
     info = c.get("unit")
     if info is None:
@@ -580,7 +580,7 @@ def _is_kernel_node(fn_node: "Node") -> bool:
         c.type == "__global__" for c in fn_node.children)
 
 
-def _resolve(unit: "Unit", node: "Node", name: str) -> _Binding:
+def resolve_name(unit: "Unit", node: "Node", name: str) -> _Binding:
     """What the identifier ``name`` used at ``node`` refers to (scope-aware, cached)."""
     cache = _cache(unit).setdefault("bind", {})
     key = (node.id, name)
@@ -638,11 +638,11 @@ def _resolve_uncached(unit: "Unit", node: "Node", name: str) -> _Binding:
             if t == "function_definition":
                 tp = p.parent
                 if tp is not None and tp.type == "template_declaration":
-                    from kltrans.syntax.cuda import _template_params
+                    from kltrans.syntax.cuda import template_params
 
                     pl = tp.child_by_field_name("parameters")
                     if pl is not None:
-                        for tparam in _template_params(unit, pl):
+                        for tparam in template_params(unit, pl):
                             if tparam.name == name:
                                 return _Binding("tparam", name, ("tparam", tp.id, name),
                                                 tp, fn=p)
@@ -1846,3 +1846,7 @@ def is_coalesced(unit: "Unit", index_node: "Node", fn: "Function | None" = None)
     if v.holds:
         return Verdict.yes(v.reason + ": consecutive threads touch consecutive elements")
     return v
+
+
+_unit_info = unit_info  # the name the package's own modules use
+_resolve = resolve_name  # the name the package's own modules use

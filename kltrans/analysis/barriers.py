@@ -202,7 +202,7 @@ def barriers(unit: "Unit", fn: "Function") -> list[Barrier]:
     return out
 
 
-def _call_name(unit: "Unit", call: "Node") -> tuple[str, str]:
+def call_name(unit: "Unit", call: "Node") -> tuple[str, str]:
     """(simple name, kind) of a call's callee: kind is identifier, template, method,
     qualified or other."""
     f = call.child_by_field_name("function")
@@ -580,3 +580,6 @@ def _cond_text(unit: "Unit", cond: "Node") -> str:
             and t.endswith(")"):
         t = t[1:-1].strip()
     return t
+
+
+_call_name = call_name  # the name the package's own modules use

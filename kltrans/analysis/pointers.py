@@ -70,7 +70,7 @@ class PointerParam:
     reason: str = ""
 
 
-class _Aliases:
+class Aliases:
     """Which parameters each local pointer variable may point into (flow-insensitive)."""
 
     def __init__(self, unit: "Unit", fn_node: "Node", params: list[str]):
@@ -374,3 +374,6 @@ def may_alias(unit: "Unit", fn: "Function", a: str, b: str) -> Verdict:
     if wa.get(a) is False and wa.get(b) is False:
         note = "; neither is written, so overlap would be harmless"
     return Verdict.unknown(f"aliasing of {a} and {b} is a property of the call site{note}")
+
+
+_Aliases = Aliases  # the name the package's own modules use

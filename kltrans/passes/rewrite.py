@@ -175,10 +175,11 @@ def drop_unused_definitions(unit: "Unit", gone: list, keep: set = frozenset()) -
 
 
 def dead_declarations(unit, fn, gone: list, keep: set) -> list:
-    """Declarations of ``fn``'s body whose names nothing outside ``gone`` (byte ranges
-    being removed) and themselves uses, none of them in ``keep`` (the names the new code
-    reads), and whose initializers have no effect (pure expressions, lambdas, cooperative
-    groups, shared-memory accessors). A declaration with a template type that the parser
+    """Declarations of ``fn``'s body whose names code in ``gone`` (byte ranges being
+    removed) reads and nothing else but themselves does, none of them in ``keep`` (the
+    names the new code reads), and whose initializers have no effect (pure expressions,
+    lambdas, cooperative groups, shared-memory accessors): what the rewrite leaves dead (a
+    declaration dead before it stays). A declaration with a template type that the parser
     reads as comparisons (``cg::thread_block_tile<32> t = ...;``) counts as one."""
     decls = {}
     for s in fn.body.named_children:
@@ -201,10 +202,12 @@ def dead_declarations(unit, fn, gone: list, keep: set) -> list:
                 continue
             if names & keep:
                 continue
-            ranges = gone + [(x.start_byte, x.end_byte) for x in dead + [d]]
-            if not any(n.type == "identifier" and unit.text(n) in names and
-                       not any(a <= n.start_byte < b for a, b in ranges)
-                       for n in unit.walk(fn.body)):
+            removed = gone + [(x.start_byte, x.end_byte) for x in dead]
+            uses = [n for n in unit.walk(fn.body) if n.type == "identifier" and
+                    unit.text(n) in names and not d.start_byte <= n.start_byte < d.end_byte]
+            # made dead by the rewrite: read by what goes, and by nothing that stays
+            # (a declaration dead before it is not the rewrite's to remove)
+            if uses and all(any(a <= n.start_byte < b for a, b in removed) for n in uses):
                 dead.append(d)
                 changed = True
     return dead

@@ -153,7 +153,7 @@ class TemplateParam:
         return f"{s} = {self.default}" if self.default else s
 
 
-def _template_params(unit: "Unit", plist: "Node") -> list[TemplateParam]:
+def template_params(unit: "Unit", plist: "Node") -> list[TemplateParam]:
     out = []
     for c in plist.named_children:
         t = c.type
@@ -649,3 +649,6 @@ def reachable_functions(unit: "Unit", kernel: str) -> set[str]:
             if name in funcs and name not in seen:
                 todo.append(name)
     return seen
+
+
+_template_params = template_params  # the name the package's own modules use
