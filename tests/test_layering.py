@@ -132,3 +132,18 @@ def test_the_checker_sees_each_kind_of_violation():
     ]
     assert _package("kltrans.gate.cpu.build") == "kltrans.gate"
     assert not [v for v in violations() if v.split()[1].startswith("kltrans.model")]
+
+
+def test_the_architecture_doc_counts_the_debt_as_listed():
+    import re
+
+    debt = [ln for ln in open(DEBT, encoding="utf-8").read().splitlines()
+            if ln and not ln.startswith("#")]
+    text = " ".join(open(os.path.join(ROOT, "docs", "architecture.md"),
+                         encoding="utf-8").read().split())
+    m = re.search(r"\((\d+) upward imports?, (\d+) private names, (\d+) catalogue "
+                  r"cross-imports\)", text)
+    assert m, "docs/architecture.md no longer states the debt's counts"
+    kinds = [ln.split(":", 1)[0] for ln in debt]
+    assert [int(g) for g in m.groups()] == [kinds.count("layer"), kinds.count("private"),
+                                            kinds.count("catalogue")]
