@@ -210,7 +210,8 @@ class Machine:
             return
         if t == "expression_statement":
             decl = misparsed_declaration(self.unit, n, env)
-            if decl is not None:  # `ns::Type<32> x = init;` read by the parser as `(A < 32) > (x = init)`
+            # `ns::Type<32> x = init;`, read by the parser as `(A < 32) > (x = init)`
+            if decl is not None:
                 env[decl[0]] = Cell(self.expr(decl[1], env))
                 return
             for c in n.named_children:
@@ -277,8 +278,11 @@ class Machine:
                 env[name] = Cell(Agg(typ, [None] * size))
             elif not ptr and self.layout(typ) is not None:  # a struct or union: its lanes
                 lay = self.layout(typ)
-                env[name] = Cell(_copy(val) if isinstance(val, Agg) and
-                                 len(val.slots) == lay.lanes else Agg(lay.type, [None] * lay.lanes))
+                if val is not None and not (isinstance(val, Agg) and
+                                            len(val.slots) == lay.lanes):
+                    raise Unsupported(f"{name} (a {lay.type}) set from something else")
+                env[name] = Cell(_copy(val) if val is not None
+                                 else Agg(lay.type, [None] * lay.lanes))
             elif not ptr and _vector_lanes(typ):
                 env[name] = Cell(_copy(val) if isinstance(val, Agg)
                                  else Agg(typ, [None] * _vector_lanes(typ)))

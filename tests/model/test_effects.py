@@ -198,3 +198,15 @@ __global__ void k(const float* x, float* y, int n) {
 """
     with pytest.raises(Unsupported, match="member function"):
         _effects(src)
+
+
+def test_a_struct_set_from_a_value_of_another_shape_is_not_read():
+    src = """
+struct Two { float a; float b; };
+__global__ void k(const float* x, float* y, int n) {
+    Two t = reinterpret_cast<const float4*>(x)[0];
+    y[0] = t.a;
+}
+"""
+    with pytest.raises(Unsupported, match="set from something else"):
+        _effects(src)
