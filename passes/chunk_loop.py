@@ -23,7 +23,7 @@ from kltrans.passes.manager import SkipSite
 from kltrans.passes.rewrite import (dead_declarations, declarator_ident,
                                     drop_unused_definitions, fresh_numbered, indent_of,
                                     insert_lines_before, lex, remove, remove_described,
-                                    rename, splice, statements, unshift)
+                                    rename, splice, statements, unshift, used_names)
 from kltrans.syntax import Edit
 from kltrans.syntax.contract import contracts
 
@@ -457,16 +457,12 @@ def _count_ok(site, ctx) -> Verdict:
     found = _count_name(site, got)
     if p.count == "auto":
         return Verdict.yes(f"reuses {found}" if found else "declares a chunk count")
-    if found != p.count and p.count not in _names_in(site.unit, site.function.node):
+    if found != p.count and p.count not in used_names(site.unit, site.function):
         return Verdict.yes(f"declares {p.count} = {site.unit.text(got[2])} / {p.width}")
     if found != p.count:
         return Verdict.no(f"{p.count} is not a variable holding {site.unit.text(got[2])} / "
                           f"{p.width} before the loop")
     return Verdict.yes(f"{p.count} = {site.unit.text(got[2])} / {p.width}")
-
-
-def _names_in(unit, node) -> set:
-    return {unit.text(n) for n in unit.walk(node) if n.type == "identifier"}
 
 
 def _count_name(site, got) -> str | None:
