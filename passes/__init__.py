@@ -7,6 +7,7 @@ imported only when the pass is used. It is published through the entry point
 
 CATALOGUE = {
     "scalarize-vectors": "passes.vector_views:ScalarizeVectors",
+    "share-row": "passes.share_row:ShareRow",
     "vectorize-views": "passes.vector_views:VectorizeViews",
     "add-launch-bounds": "passes.launch_bounds:AddLaunchBounds",
     "atomic-per-thread": "passes.block_reduce_atomic:AtomicPerThread",
@@ -84,6 +85,7 @@ CATALOGUE = {
     "unregister-block": "passes.register_block:UnregisterBlock",
     "unrestrict-pointers": "passes.restrict_pointers:UnrestrictPointers",
     "unroll": "passes.unroll:Unroll",
+    "unshare-row": "passes.share_row:UnshareRow",
     "unroll-stride": "passes.unroll_stride:UnrollStride",
     "unstage-transpose": "passes.stage_transpose:UnstageTranspose",
     "unswizzle-blocks": "passes.swizzle_blocks:UnswizzleBlocks",

@@ -88,6 +88,21 @@ class WalkOptions:
     canonicalize: bool = False
 
 
+def binding_facts(wl, fn) -> list[str]:
+    """``binds(param, size)`` for each scalar argument of the workload that passes a size
+    to a kernel parameter of another name (``numRows`` gets ``rows``): launch contracts
+    are written in the sizes, kernels read their parameters. Arguments bind to the
+    kernel's parameters in order."""
+    if fn is None:
+        return []
+    out = []
+    for a, p in zip(wl.arguments, fn.params):
+        v = str(a.value) if a.role == "scalar" and a.value is not None else ""
+        if p.name and v in (wl.sizes or ()) and v != p.name:
+            out.append(f"binds({p.name},{v})")
+    return out
+
+
 def tolerance_facts(wl) -> list[str]:
     """``reassoc`` and ``tolerance(rtol)`` when every output is compared with a tolerance
     (not exactly): the spec then accepts the rounding differences that reassociating a
@@ -473,6 +488,8 @@ def _walk(opts: WalkOptions, ex: _LazyExecutor) -> dict:
     # facts every gate run guarantees (each buffer its own allocation, 16-byte aligned),
     # what the workload's tolerances allow, then the caller's
     facts = list(WORKLOAD_FACTS) + tolerance_facts(wl) + list(opts.assume)
+    fn = next((f for f in unit.kernels() if f.name == kernel), None)
+    facts += binding_facts(wl, fn)
     try:
         ctx = Context.from_strings(tuple(facts), opts.arch, False, kernel)
     except ValueError as e:  # the architecture's message names it; a fact's does not

@@ -30,7 +30,7 @@ import threading
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from kltrans.model.effects import Cell, Effects, Machine, Ptr, Term, Unsupported, binop
+from kltrans.model.effects import Cell, Effects, Machine, Ptr, Term, Unsupported, _Return, binop
 
 if TYPE_CHECKING:  # pragma: no cover
     from kltrans.syntax.cuda import Function
@@ -223,8 +223,11 @@ class Block:
         synchronization raises :class:`Unsupported`), each from the kernel's parameters."""
         for th in self.threads:
             env = th.parameters()
-            for s in stmts:
-                th.stmt(s, env)
+            try:
+                for s in stmts:
+                    th.stmt(s, env)
+            except _Return:  # the thread is done
+                pass
         return self.fx
 
     def first_shared_store(self, stmts) -> int:
@@ -254,6 +257,8 @@ class Block:
                 self._wait_turn(t)
                 for s in stmts:
                     th.stmt(s, envs[t])
+            except _Return:  # the thread leaves the kernel: done, barriers go on without it
+                pass
             except _Abort:
                 return
             except Unsupported as e:

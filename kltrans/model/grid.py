@@ -56,8 +56,8 @@ def grid_run(unit: "Unit", fn: "Function", ints: dict, grid: int | None = None,
     fx = BlockEffects()
     for b in range(grid):
         blk = Block(unit, fn, dict(ints, **{"blockIdx.x": b, "gridDim.x": grid}), size, fx)
-        if syncs:
-            blk.run(body, blk.envs([]))
+        if syncs:  # (Block.envs would clear the stores of the blocks before)
+            blk.run(body, [th.parameters() for th in blk.threads])
         else:
             blk.run_each(body)
         for key in [k for k in fx.stores if k[0].startswith("shared")]:

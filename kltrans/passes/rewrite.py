@@ -104,12 +104,14 @@ def comments_above(unit: "Unit", node: "Node", start: int) -> int:
 
 
 def unused_definitions(unit: "Unit", gone: list, keep: set = frozenset()) -> list:
-    """Top-level ``__device__`` functions, structs, unions and classes (with their ``template``
-    heads) that code outside the byte ranges ``gone`` no longer names, though code inside
+    """Top-level ``__device__`` functions, structs, unions, classes (with their ``template``
+    heads) and ``constexpr`` constants that code outside the byte ranges ``gone`` no longer names, though code inside
     them did: what a rewrite that removes ``gone`` leaves dead. Kernels stay, and so do the
     definitions named in ``keep`` (what the rewrite's new code calls)."""
     def outside(n) -> bool:
         return not any(a <= n.start_byte < b for a, b in gone)
+
+    keep = set(keep) | _contract_names(unit)  # a launch header reads its constants
 
     tops = []
     for top in unit.root.named_children:
@@ -135,6 +137,11 @@ def unused_definitions(unit: "Unit", gone: list, keep: set = frozenset()) -> lis
         elif inner.type in ("struct_specifier", "class_specifier", "union_specifier"):
             nm = inner.child_by_field_name("name")
             name = unit.text(nm) if nm is not None else None
+        elif inner.type == "declaration" and top.type == "declaration" and \
+                "constexpr" in unit.text(inner).split("=")[0].split() and \
+                len(inner.children_by_field_name("declarator")) == 1:
+            d = declarator_ident(inner.children_by_field_name("declarator")[0])
+            name = unit.text(d) if d is not None else None  # a constexpr constant
         else:
             continue
         if name and name not in keep:
@@ -156,6 +163,20 @@ def unused_definitions(unit: "Unit", gone: list, keep: set = frozenset()) -> lis
                 dead.append(top)
                 changed = True
     return dead
+
+
+def _contract_names(unit: "Unit") -> set:
+    from kltrans.syntax.contract import contracts
+
+    try:
+        found = contracts(unit)
+    except Exception:
+        return set()
+    out = set()
+    for c in found.values():
+        for e in (*c.grid, *c.block, str(getattr(c, "smem", "") or "")):
+            out |= set(re.findall(r"[A-Za-z_]\w*", str(e)))
+    return out
 
 
 def drop_unused_definitions(unit: "Unit", gone: list, keep: set = frozenset()) -> list:
@@ -215,7 +236,8 @@ def dead_declarations(unit, fn, gone: list, keep: set) -> list:
 
 def no_effect(unit, value) -> bool:
     """Whether evaluating the initializer ``value`` has no effect: a pure expression, a
-    lambda, a cooperative group or a shared-memory accessor (:mod:`kltrans.model.block`)."""
+    lambda, a cooperative group, a group's index or size, or a shared-memory accessor
+    (:mod:`kltrans.model.block`)."""
     if value is None or pure(unit, value):
         return True
     call = value
@@ -225,7 +247,13 @@ def no_effect(unit, value) -> bool:
     if f is not None and f.type == "template_function":
         f = f.child_by_field_name("name")
     name = unit.text(f).split("<")[0].split("::")[-1].strip() if f is not None else ""
-    return name in GROUP_MAKERS or name in accessors(unit)
+    if name in GROUP_MAKERS or name in accessors(unit):
+        return True
+    # a group's index or size (``block.thread_rank()``, ``tile.size()``): reads only
+    from kltrans.model.ops import operations
+
+    return any(o.node.id == call.id and o.name.split(".")[0] in ("index", "size")
+               for o in operations(unit))
 
 
 def insert_lines_before(unit: "Unit", stmt: "Node", text: str) -> Edit:

@@ -1,0 +1,467 @@
+"""Rows shared by a group of threads: a warp (or 32-thread tile) or a whole block works on
+one item, and the group's threads combine what each of them found.
+
+:func:`shared_rows` reads a kernel in which every thread of a *group* has the same item
+index (the row) and the group splits the item's loops among its threads:
+
+- the group: a ``warp`` when the loops stride by the warp's width from the lane (``for (j
+  = lane; j < n; j += 32)``, ``tile.size()``, ``WARP_SIZE``), a ``block`` when they stride by
+  the block size from the thread's index in the block (``threadIdx.x``,
+  ``block.thread_rank()``, ``blockDim.x``, ``block.size()``, a constant the launch sets the
+  block to); the roles come from :mod:`kltrans.model.geometry` and :mod:`kltrans.model.loops`;
+- the item: a local whose role is the global warp index (``row = gid / 32``,
+  ``blockIdx.x * WARPS + warp``) for a warp, the block index (``row = blockIdx.x``, or
+  ``blockIdx.x`` itself) for a block, and the guard that drops items past the last;
+- the *folds*, where the group combines one value per thread, in any spelling: a call of
+  a collective (``cg::reduce``, ``__reduce_add_sync``, a ``__device__`` helper or lambda
+  that shuffles or synchronizes) replaced by its value argument, and *exchanges*: runs of
+  statements that synchronize, store to shared memory or copy a shared element into a
+  local (partials parked per warp, a shared-memory tree, a broadcast through ``red[0]``);
+  each exchange's value is the first value it stores; shared elements read after it read
+  that value;
+- the leader guards (``if (lane == 0)``, ``if (tile.thread_rank() == 0 && ...)``) of what
+  one thread of the group writes.
+
+:func:`serial_form` is what the kernel becomes with one thread per item: the strided loops
+run from their start by 1, each fold is its value, each exchange is gone (the locals it
+filled get the value), the leader tests are gone and the item is the global thread index.
+That reading is syntactic; whoever applies it must check that the two kernels do the same
+(:func:`kltrans.model.grid.same_grid_effects`), which is what makes it safe on code this
+module misreads.
+
+Not read: a group whose loops mix warp and block strides (x staged in shared memory by
+the block and rows by warps), shared memory read inside a strided loop (a staged copy or
+a row cache: another mechanism), an item reached through a grid-stride loop over rows,
+several items per group (register tiles of rows).
+
+Layering: :mod:`kltrans.model.geometry`, :mod:`kltrans.model.loops`,
+:mod:`kltrans.model.ops`, :mod:`kltrans.model.block`, :mod:`kltrans.syntax`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from kltrans.analysis.affine import strip_parens
+from kltrans.model.block import accessors, region_start
+from kltrans.model.geometry import role_of, geometry
+from kltrans.model.loops import LoopFact, loops
+from kltrans.model.ops import operations
+
+if TYPE_CHECKING:  # pragma: no cover
+    from tree_sitter import Node
+
+    from kltrans.syntax.cuda import Function
+    from kltrans.syntax.unit import Unit
+
+GLOBAL_INDEX = "blockIdx.x * blockDim.x + threadIdx.x"
+_SYNC = {"barrier.block", "barrier.warp", "shuffle.down", "shuffle.up", "shuffle.xor",
+         "shuffle.idx", "reduce.warp", "vote.ballot", "vote.any", "vote.all"}
+_STRIDE = {"warp": "warp-stride", "block": "block-stride"}
+
+
+@dataclass(frozen=True)
+class Fold:
+    """A call that combines ``value`` over the group (``call`` its node)."""
+
+    call: "Node"
+    value: "Node"
+
+
+@dataclass(frozen=True)
+class Exchange:
+    """Statements ``stmts`` (consecutive, one statement list) through which the group
+    combines the values it stores in shared arrays (none: a barrier only); ``outputs`` are
+    the locals they fill that code after them reads."""
+
+    stmts: tuple
+    values: tuple = ()   # (shared array, the value node each thread stores there first)
+    outputs: tuple = ()  # (local, type text or None, the array whose value it gets)
+
+
+@dataclass(frozen=True)
+class RowShare:
+    """A kernel whose groups of threads (``scope`` ``warp`` or ``block``) share an item."""
+
+    scope: str
+    item: "str | None"           # the item variable (None: blockIdx.x read directly)
+    item_value: "Node | None"    # its initializer
+    guard: "Node | None"         # the statement that drops items past the last
+    loops: tuple                 # LoopFact of each group-strided loop
+    folds: tuple                 # Fold
+    exchanges: tuple             # Exchange
+    uses: tuple                  # (subscript node, value node): shared reads of a fold
+    leaders: tuple               # (condition node, test node): `rank == 0` tests
+    shared: frozenset            # names of shared memory the exchanges use
+    notes: tuple = field(default=())
+
+
+# --------------------------------------------------------------------- helpers
+def _text(unit, node) -> str:
+    return unit.text(node) if node is not None else ""
+
+
+def _stmts(block) -> list:
+    if block is None:
+        return []
+    if block.type != "compound_statement":
+        return [block]
+    return [c for c in block.named_children if c.type != "comment"]
+
+
+def _within(node, outer) -> bool:
+    return outer.start_byte <= node.start_byte and node.end_byte <= outer.end_byte
+
+
+def _holders(unit) -> dict[str, "Node"]:
+    """``__device__`` functions and lambdas (by name) that synchronize or shuffle."""
+    out = {}
+    for o in operations(unit):
+        if o.name not in _SYNC:
+            continue
+        n = o.node.parent
+        while n is not None:
+            if n.type == "function_definition":
+                d = n.child_by_field_name("declarator")
+                while d is not None and d.child_by_field_name("declarator") is not None:
+                    d = d.child_by_field_name("declarator")
+                if d is not None and "__global__" not in unit.text(n).split("(")[0]:
+                    out[unit.text(d).split("::")[-1]] = n
+                break
+            if n.type == "lambda_expression" and n.parent is not None and \
+                    n.parent.type == "init_declarator":
+                out[unit.text(n.parent.child_by_field_name("declarator"))] = n
+                break
+            n = n.parent
+    return out
+
+
+def shared_names(unit: "Unit", fn: "Function") -> set[str]:
+    """Names that reach shared memory in ``fn``: its ``__shared__`` arrays (and the file's),
+    and locals set from them or from an accessor (``T *p = SharedMemory<T>();``)."""
+    names = {d.name for d in unit.shared_decls() if d.function in (fn.name, None)}
+    acc = accessors(unit)
+    for decl in unit.nodes_of_type("declaration", within=fn.node):
+        for d in decl.children_by_field_name("declarator"):
+            if d.type != "init_declarator":
+                continue
+            v = d.child_by_field_name("value")
+            ids = {unit.text(n) for n in unit.walk(v) if n.type in ("identifier",
+                                                                   "type_identifier")}
+            if ids & (names | acc):
+                t = d.child_by_field_name("declarator")
+                while t is not None and t.type != "identifier":
+                    t = t.child_by_field_name("declarator")
+                if t is not None:
+                    names.add(unit.text(t))
+    return names
+
+
+def _subscripts(unit, node, names) -> list:
+    return [n for n in unit.walk(node) if n.type == "subscript_expression" and
+            _text(unit, strip_parens(n.child_by_field_name("argument"))) in names]
+
+
+def _stored(unit, node, names) -> list:
+    """Assignments in ``node`` whose target is a subscript of ``names``."""
+    out = []
+    for n in unit.walk(node):
+        if n.type == "assignment_expression":
+            left = strip_parens(n.child_by_field_name("left"))
+            if left.type == "subscript_expression" and \
+                    _text(unit, strip_parens(left.child_by_field_name("argument"))) in names:
+                out.append(n)
+    return out
+
+
+def _read_of(unit, value, names) -> "str | None":
+    """The shared array of ``S[i]`` or ``c ? S[i] : identity`` (``S`` in ``names``)."""
+    v = strip_parens(value)
+    if v is None:
+        return None
+    if v.type == "conditional_expression":
+        v = strip_parens(v.child_by_field_name("consequence"))
+    if v is not None and v.type == "subscript_expression":
+        arr = _text(unit, strip_parens(v.child_by_field_name("argument")))
+        return arr if arr in names else None
+    return None
+
+
+def _copy(unit, s, names) -> "tuple[str, str | None, str] | None":
+    """(local, type, array) of ``T x = S[i];`` or ``x = S[i];`` (``S`` shared), else None."""
+    if s.type == "declaration":
+        ds = s.children_by_field_name("declarator")
+        if len(ds) == 1 and ds[0].type == "init_declarator":
+            arr = _read_of(unit, ds[0].child_by_field_name("value"), names)
+            if arr is not None:
+                ty = " ".join(_text(unit, c) for c in s.children if c.type in (
+                    "type_qualifier", "primitive_type", "type_identifier",
+                    "sized_type_specifier", "qualified_identifier"))
+                return _text(unit, ds[0].child_by_field_name("declarator")), ty, arr
+        return None
+    e = _assignment(s)
+    if e is not None and _text(unit, e.child_by_field_name("operator")) == "=":
+        left = strip_parens(e.child_by_field_name("left"))
+        arr = _read_of(unit, e.child_by_field_name("right"), names)
+        if left.type == "identifier" and arr is not None:
+            return _text(unit, left), None, arr
+    return None
+
+
+def _assignment(s):
+    if s is not None and s.type == "expression_statement" and s.named_children and \
+            s.named_children[0].type == "assignment_expression":
+        return s.named_children[0]
+    return None
+
+
+def _combine(unit, s, names) -> "list[tuple[str, str]] | None":
+    """(local, array) of each ``L op= S[k];`` of a loop made of only such statements (the
+    slots of an exchange summed up by every thread), else None."""
+    if s.type not in ("for_statement", "while_statement"):
+        return None
+    out = []
+    for st in _stmts(s.child_by_field_name("body")):
+        e = _assignment(st)
+        if e is None or _text(unit, e.child_by_field_name("operator")) == "=":
+            return None
+        left = strip_parens(e.child_by_field_name("left"))
+        arr = _read_of(unit, e.child_by_field_name("right"), names)
+        if left.type != "identifier" or arr is None:
+            return None
+        out.append((_text(unit, left), arr))
+    return out or None
+
+
+def _reset(unit, s) -> "str | None":
+    """L of ``L = <literal or identity>;``."""
+    e = _assignment(s)
+    if e is None or _text(unit, e.child_by_field_name("operator")) != "=":
+        return None
+    left, right = (strip_parens(e.child_by_field_name(k)) for k in ("left", "right"))
+    if left.type == "identifier" and (right.type == "number_literal" or _text(unit, right) in (
+            "-INFINITY", "INFINITY", "-FLT_MAX", "FLT_MAX")):
+        return _text(unit, left)
+    return None
+
+
+# -------------------------------------------------------------------- the reading
+def shared_rows(unit: "Unit", fn: "Function") -> "RowShare | str":
+    """The :class:`RowShare` of kernel ``fn``, or why it is not one (cached per unit)."""
+    memo = unit.memo("model.rows", lambda u: {})
+    if fn.node.id not in memo:
+        try:
+            memo[fn.node.id] = _read(unit, fn)
+        except RecursionError:
+            memo[fn.node.id] = "too deeply nested to read"
+    return memo[fn.node.id]
+
+
+def _read(unit, fn) -> "RowShare | str":
+    if fn.body is None:
+        return "no body"
+    facts = loops(unit, fn)
+    kinds = {f.kind for f in facts}
+    if "warp-stride" in kinds and "block-stride" in kinds:
+        return "both warp-strided and block-strided loops: the block also shares other work"
+    scope = "warp" if "warp-stride" in kinds else "block" if "block-stride" in kinds else None
+    if scope is None:
+        return "no loop strides by a warp's width or by the block size"
+    strided = tuple(f for f in facts if f.kind == _STRIDE[scope])
+    if any(f.kind == "grid-stride" for f in facts):
+        return "a grid-stride loop: the items are not one per group"
+    shared = shared_names(unit, fn)
+    for f in strided:
+        if _stored(unit, f.loop.body, shared) or any(
+                f.var in {unit.text(i) for i in unit.walk(n.child_by_field_name("indices") or n)
+                          if i.type == "identifier"}
+                for n in _subscripts(unit, f.loop.body, shared)):
+            return f"the strided loop at line {f.line} reads or writes shared memory " \
+                "(a staged copy or a row cache)"
+    item, value, why = _item(unit, fn, scope)
+    if why:
+        return why
+    guard = _guard(unit, fn, item) if item else None
+    holders = _holders(unit)
+    folds = _folds(unit, fn, holders)
+    inside = [f.call for f in folds]
+    exchanges, uses, why = _exchanges(unit, fn, shared, holders, inside)
+    if why:
+        return why
+    if not folds and not any(x.values or any(_shuffles(unit, t) for t in x.stmts)
+                             for x in exchanges):
+        return "the group combines nothing: no collective call and no exchange through " \
+            "shared memory"
+    leaders = _leaders(unit, fn, scope)
+    return RowShare(scope, item, value, guard, strided, tuple(folds), tuple(exchanges),
+                    tuple(uses), tuple(leaders), frozenset(shared))
+
+
+def _item(unit, fn, scope):
+    """(item name, its initializer, why not)."""
+    roles = geometry(unit, fn).roles
+    for name, r in roles.items():
+        good = (scope == "warp" and r.kind == "global" and r.split == ("div", 32)) or \
+               (scope == "block" and r.kind == "block" and r.split is None)
+        if not good:
+            continue
+        for decl in unit.nodes_of_type("declaration", within=fn.body):
+            for d in decl.children_by_field_name("declarator"):
+                if d.type == "init_declarator" and \
+                        _text(unit, d.child_by_field_name("declarator")) == name:
+                    return name, d.child_by_field_name("value"), ""
+    if scope == "block" and "blockIdx.x" in _text(unit, fn.body):
+        return None, None, ""
+    what = "the global warp index" if scope == "warp" else "the block index"
+    return None, None, f"no local is {what} (the item each group works on)"
+
+
+def _guard(unit, fn, item):
+    """The top-level ``if (item >= N) return;`` / ``if (item < N) {...}`` on the item."""
+    for s in _stmts(fn.body):
+        if s.type == "if_statement":
+            c = strip_parens(s.child_by_field_name("condition"))
+            if c is not None and c.type == "condition_clause":
+                c = strip_parens(c.named_children[-1]) if c.named_children else c
+            if c is not None and c.type == "binary_expression" and \
+                    _text(unit, strip_parens(c.child_by_field_name("left"))) == item:
+                return s
+    return None
+
+
+def _folds(unit, fn, holders) -> list[Fold]:
+    out = []
+    for call in unit.nodes_of_type("call_expression", within=fn.body):
+        f = call.child_by_field_name("function")
+        name = _text(unit, f).split("::")[-1].split("<")[0].strip()
+        args = [a for a in call.child_by_field_name("arguments").named_children
+                if a.type != "comment"]
+        op = next((o for o in operations(unit) if o.node.id == call.id), None)
+        if op is not None and op.name == "reduce.warp":
+            v = op.operands.get("value")
+            if v is not None:
+                out.append(Fold(call, v))
+            continue
+        if name in holders:
+            vals = [a for a in args if a.type not in ("true", "false", "number_literal")
+                    and not _group_arg(unit, a)]
+            if len(vals) == 1:
+                out.append(Fold(call, vals[0]))
+    # the outermost only: a fold inside another's arguments goes with it
+    return [f for f in out if not any(g.call.id != f.call.id and _within(f.call, g.call)
+                                      for g in out)]
+
+
+def _group_arg(unit, a) -> bool:
+    from kltrans.model.ops import group_of
+
+    try:
+        return a.type == "identifier" and group_of(unit, a) is not None
+    except Exception:
+        return False
+
+
+def _shuffles(unit, s) -> bool:
+    return any(o.name.startswith("shuffle.") and _within(o.node, s) for o in operations(unit))
+
+
+def _syncs(unit, s, holders, skip) -> bool:
+    """Whether statement ``s`` synchronizes outside the fold calls ``skip``."""
+    for o in operations(unit):
+        if o.name in _SYNC and _within(o.node, s) and not any(_within(o.node, k) for k in skip):
+            return True
+    for n in unit.walk(s):
+        if n.type == "call_expression" and not any(_within(n, k) for k in skip):
+            name = _text(unit, n.child_by_field_name("function")).split("::")[-1]
+            if name in holders:
+                return True
+    return False
+
+
+def _exchanges(unit, fn, shared, holders, folds):
+    lambdas = [n for n in unit.walk(fn.body) if n.type == "lambda_expression"]
+    lists = [fn.body] + [n for n in unit.walk(fn.body)
+                         if n.type == "compound_statement" and n.id != fn.body.id and
+                         not any(_within(n, lam) for lam in lambdas)]
+    out, uses = [], []
+    for block in lists:
+        run: list = []
+        stmts = _stmts(block)
+        for i, s in enumerate(stmts + [None]):
+            loop = s is not None and s.type in ("for_statement", "while_statement",
+                                                "do_statement")
+            member = s is not None and not loop and (
+                _syncs(unit, s, holders, folds) or bool(_stored(unit, s, shared)) or
+                _copy(unit, s, shared) is not None)
+            if loop and (_syncs(unit, s, holders, folds) or run and (
+                    _stored(unit, s, shared) or _combine(unit, s, shared))):
+                member = True  # a shuffle loop, a tree loop, the slots summed up
+            if not member and run and s is not None and _reset(unit, s) is not None:
+                nxt = next((t for t in stmts[i + 1:] if _reset(unit, t) is None), None)
+                got = _combine(unit, nxt, shared) if nxt is not None else None
+                member = bool(got) and _reset(unit, s) in {L for L, _ in got}
+            if member:
+                run.append(s)
+                continue
+            if run:
+                out.append(_exchange(unit, fn, run, shared))
+                run = []
+    # an exchange inside another's statements (a tree loop's body) goes with it
+    out = [x for x in out if not any(y.stmts[0].id != x.stmts[0].id and
+                                     _within(x.stmts[0], t) for y in out for t in y.stmts)]
+    # shared reads after an exchange read the value the last exchange before stored there
+    for n in _subscripts(unit, fn.body, shared):
+        if any(_within(n, s) for y in out for s in y.stmts):
+            continue
+        arr = _text(unit, strip_parens(n.child_by_field_name("argument")))
+        before = [x for x in out if x.stmts[-1].end_byte <= n.start_byte and
+                  arr in dict(x.values)]
+        if before:
+            last = max(before, key=lambda x: x.stmts[-1].end_byte)
+            uses.append((n, dict(last.values)[arr]))
+    return out, uses, ""
+
+
+def _exchange(unit, fn, run, shared) -> Exchange:
+    values: dict = {}
+    for s in run:
+        for a in _stored(unit, s, shared):
+            left = strip_parens(a.child_by_field_name("left"))
+            arr = _text(unit, strip_parens(left.child_by_field_name("argument")))
+            if arr not in values and _text(unit, a.child_by_field_name("operator")) == "=":
+                values[arr] = a.child_by_field_name("right")
+    outputs = []
+    for s in run:
+        got = [_copy(unit, s, shared)] if _copy(unit, s, shared) else \
+            [(L, None, arr) for L, arr in (_combine(unit, s, shared) or [])]
+        for name, ty, arr in got:
+            if arr in values and _reads(unit, fn, name, run[-1].end_byte):
+                outputs.append((name, ty, arr))
+    return Exchange(tuple(run), tuple(values.items()), tuple(outputs))
+
+
+def _reads(unit, fn, name, after) -> bool:
+    return any(n.type == "identifier" and unit.text(n) == name and n.start_byte >= after
+               for n in unit.walk(fn.body))
+
+
+def _leaders(unit, fn, scope) -> list:
+    """``rank == 0`` tests (with the condition they sit in) of if statements."""
+    out = []
+    for s in unit.nodes_of_type("if_statement", within=fn.body):
+        cond = s.child_by_field_name("condition")
+        for n in unit.walk(cond):
+            if n.type != "binary_expression" or _text(unit, n.child_by_field_name("operator")) != "==":
+                continue
+            left, right = (strip_parens(n.child_by_field_name(k)) for k in ("left", "right"))
+            if _text(unit, right) not in ("0", "0u"):
+                continue
+            r = role_of(unit, left)
+            if r is not None and ((scope == "warp" and r.kind == "lane") or
+                                  (scope == "block" and r.kind == "thread" and r.split is None)):
+                out.append((cond, n))
+    return out
+
+
+__all__ = ["Exchange", "Fold", "GLOBAL_INDEX", "RowShare", "shared_names", "shared_rows"]

@@ -1,0 +1,23 @@
+// RUN: kltrans opt -p 'share-row{group=warp}' --assume reassoc
+// GATE: corpus/wild/softmax-raw
+// A thread per row becomes a warp per row: the three row loops stride by 32 from the
+// lane, the maximum and the sum are folded by xor butterflies after their loops.
+// kltrans: launch softmax_rows grid=ceil_div(rows, 128) block=128
+__global__ void softmax_rows(const float* src, float* dst, int rows, int cols)
+{
+    int r = blockIdx.x * blockDim.x + threadIdx.x;
+    if (r >= rows) return;
+    const float* in = src + (size_t)r * cols;
+    float* out = dst + (size_t)r * cols;
+    float m = -INFINITY;
+    for (int k = 0; k < cols; k += 1) {
+        m = fmaxf(m, in[k]);
+    }
+    float total = 0.0f;
+    for (int k = 0; k < cols; k += 1) {
+        total += __expf(in[k] - m);
+    }
+    for (int k = 0; k < cols; k += 1) {
+        out[k] = __expf(in[k] - m) / total;
+    }
+}

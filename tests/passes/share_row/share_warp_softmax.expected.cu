@@ -1,0 +1,27 @@
+// RUN: kltrans opt -p 'share-row{group=warp}' --assume reassoc
+// GATE: corpus/wild/softmax-raw
+// A thread per row becomes a warp per row: the three row loops stride by 32 from the
+// lane, the maximum and the sum are folded by xor butterflies after their loops.
+// kltrans: launch softmax_rows grid=ceil_div(rows * 32, 128) block=128
+__global__ void softmax_rows(const float* src, float* dst, int rows, int cols)
+{
+    int r = (blockIdx.x * blockDim.x + threadIdx.x) / 32;
+    if (r >= rows) return;
+    const float* in = src + (size_t)r * cols;
+    float* out = dst + (size_t)r * cols;
+    float m = -INFINITY;
+    for (int k = (threadIdx.x & 31); k < cols; k += 32) {
+        m = fmaxf(m, in[k]);
+    }
+    for (int offset = 16; offset > 0; offset >>= 1)
+        m = fmaxf(m, __shfl_xor_sync(0xffffffffu, m, offset));
+    float total = 0.0f;
+    for (int k = (threadIdx.x & 31); k < cols; k += 32) {
+        total += __expf(in[k] - m);
+    }
+    for (int offset = 16; offset > 0; offset >>= 1)
+        total += __shfl_xor_sync(0xffffffffu, total, offset);
+    for (int k = (threadIdx.x & 31); k < cols; k += 32) {
+        out[k] = __expf(in[k] - m) / total;
+    }
+}
