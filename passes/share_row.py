@@ -331,6 +331,13 @@ class UnshareRow(Pass):
         float s = 0.0f;
         for (int j = 0; j < cols; j += 1) s += x[row * cols + j];
         y[row] = s;
+
+    Preconditions: group-shape (layout: the row model reads the kernel), rows-launched
+    (hardware: the grid is a warp or a block per row, a parameter holds the rows),
+    reduction-ops (dtype: float folds reassociated), same-results (storage: the grid
+    machine runs both kernels and they store the same).
+
+    Options: none (the row's name, when ``blockIdx.x`` was read directly, is a fresh one).
     """
 
     name = "unshare-row"
@@ -565,6 +572,12 @@ class ShareRow(Pass):
         for (int offset = 16; offset > 0; offset >>= 1)
             s += __shfl_xor_sync(0xffffffffu, s, offset);
         y[row] = s;
+
+    Preconditions: row-kernel (layout: the global index is the row, loops from 0 by 1
+    whose scalar updates are sums, maxima, minima), reduction-ops (dtype), same-results
+    (storage: the grid machine runs both kernels and they store the same).
+
+    Options: ``group`` (``warp``: 32 threads per row; ``block``: the whole block).
     """
 
     name = "share-row"

@@ -1,6 +1,5 @@
 // RUN: kltrans opt -p 'share-row{group=block}' --assume reassoc
 // ROUNDTRIP: none: unshare-row restores the loops as k += 1, not k++
-// GATE: corpus/wild/softmax-raw
 // A block per row: the loops stride by blockDim.x from threadIdx.x; each fold is a warp
 // butterfly, a slot per warp in shared memory, a barrier, and every thread sums the slots.
 // kltrans: launch softmax_rows grid=ceil_div(rows, 256) block=256

@@ -1,5 +1,4 @@
 // RUN: kltrans opt -p 'share-row{group=warp}' --assume reassoc
-// GATE: corpus/wild/softmax-raw
 // A thread per row becomes a warp per row: the three row loops stride by 32 from the
 // lane, the maximum and the sum are folded by xor butterflies after their loops.
 // kltrans: launch softmax_rows grid=ceil_div(rows * 32, 128) block=128

@@ -1,6 +1,5 @@
 // RUN: kltrans opt -p unshare-row --assume reassoc
 // ROUNDTRIP: none: share-row folds with xor butterflies, not cg::reduce (the same fold)
-// GATE: corpus/wild/softmax-raw
 // A 32-thread tile per row, folded by cg::reduce: one thread per row again, the tile and
 // the lane gone with the folds.
 // kltrans: launch softmax_tiles grid=ceil_div(rows, 4) block=128

@@ -1,6 +1,5 @@
 // RUN: kltrans opt -p unshare-row --assume reassoc
 // ROUNDTRIP: none: share-row folds with butterflies and slots, not a shared-memory tree
-// GATE: corpus/wild/softmax-raw
 // A block per row with a shared-memory tree whose result every thread reads back from
 // buf[0] (a barrier before the buffer is reused): one thread per row, a guard added.
 // kltrans: launch softmax_tree grid=ceil_div(rows, 128) block=128
