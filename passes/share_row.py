@@ -14,7 +14,7 @@ row's work is spread over the group.
 (:func:`kltrans.model.rows.shared_rows`): ``cg::reduce`` on a tile, ``__shfl_*_sync``
 loops in helpers or lambdas, slots after ``tile.meta_group_rank()``, shared-memory trees,
 a broadcast through ``red[0]``, slots summed by every thread. It writes the serial form
-the model gives (:func:`kltrans.model.rows.serial_form` reading), and holds only where
+the model's reading gives, and holds only where
 the grid machine (:func:`kltrans.model.grid.same_grid_effects`) shows that the serial
 kernel stores the same as the original over a whole grid at two small launches.
 """
@@ -29,14 +29,15 @@ from kltrans.match import Rule
 from kltrans.model.grid import same_grid_effects
 from kltrans.model.launch import block_dim, grid_dim
 from kltrans.model.effects import Unsupported
-from kltrans.model.rows import GLOBAL_INDEX, shared_rows
+from kltrans.model.geometry import role_of
+from kltrans.model.rows import GLOBAL_INDEX, shared_rows, thread_rows
 from kltrans.passes import Choice, Pass, Precondition, option
 from kltrans.passes.manager import SkipSite
 from kltrans.passes.rewrite import (
-    contract_of, dead_declarations, drop_unused_definitions, header_expr, indent_of,
-    remove, render, splice, used_names)
+    contract_of, dead_declarations, drop_unused_definitions, fresh_name, fresh_numbered,
+    header_expr, indent_of, remove, render, splice, used_names)
 from kltrans.syntax import Edit
-from kltrans.syntax.contract import format_contract
+from kltrans.syntax.contract import contracts, format_contract
 from kltrans.syntax.edits import apply_edits
 
 KERNEL = Rule(kind="function_definition", regex=r"\b__global__\b")
@@ -79,9 +80,9 @@ def _count(site, ctx):
             return None, None, f"the grid {g.text} is not a warp per row of a block of {b.text}"
     params = {p.name for p in fn.params if p.name and not p.pointer}
     bound = None
-    if r.guard is not None:
-        cond = site.unit.text(r.guard.child_by_field_name("condition"))
-        bound = next((p for p in params if f" {p}" in cond.replace("(", " ")), None)
+    if r.guard is not None:  # the name the guard compares the item with
+        bound = next((n for n in _names(unit, r.guard.child_by_field_name("condition"))
+                      if n in params and n != r.item), None)
     if bound is None and items in params:
         bound = items
     if bound is None:
@@ -90,6 +91,10 @@ def _count(site, ctx):
     if bound is None:
         return None, None, f"no parameter of {fn.name} is known to hold the {items} rows"
     return items, bound, ""
+
+
+def _names(unit, node) -> list[str]:
+    return [unit.text(n) for n in unit.walk(node) if n.type == "identifier"]
 
 
 # ------------------------------------------------------------------ the rewrite
@@ -160,13 +165,15 @@ def serial_edits(site, bound: str, name: str = "row") -> list[Edit]:
         edits.extend(_drop_test(unit, cond, test))
     for lf in r.loops:
         lp = lf.loop
+        if lp.init_node is None or lp.step_node is None:
+            raise SkipSite(f"the strided loop at line {lf.line} has no start or step to reset")
         edits.append(Edit(lp.init_node.start_byte, lp.init_node.end_byte, "0"))
         edits.append(Edit(lp.step_node.start_byte, lp.step_node.end_byte, "1"))
     body = [s for s in fn.body.named_children if s.type != "comment"]
     keep = {name} if r.item is None else set()
     if r.item is not None:
         new = _index(unit, r)
-        keep |= set(re.findall(r"[A-Za-z_]\w*", new))
+        keep |= set(re.findall(r"[A-Za-z_]\w*", new))  # the index the new text reads
         edits.append(Edit(r.item_value.start_byte, r.item_value.end_byte, new))
         if r.guard is None:
             decl = next(s for s in body if s.start_byte <= r.item_value.start_byte < s.end_byte)
@@ -191,8 +198,6 @@ def serial_edits(site, bound: str, name: str = "row") -> list[Edit]:
 def _index(unit, r) -> str:
     """The item's new initializer: ``X`` of ``X / 32`` when X is the global index, else
     the global index."""
-    from kltrans.model.geometry import role_of
-
     v = r.item_value
     while v.type == "parenthesized_expression" and v.named_children:
         v = v.named_children[0]
@@ -294,15 +299,11 @@ def _compare(site, edits, grid: str, items: str, bound: str, what: str) -> Verdi
 
 
 def _with_header(unit, kernel, text):
-    from kltrans.syntax.contract import contracts
-
     c = contracts(unit).get(kernel)
     return apply_edits(unit, [Edit(c.start, c.end, text)])
 
 
 def _row_name(site) -> str:
-    from kltrans.passes.rewrite import fresh_name
-
     return fresh_name(site.unit, site.function.node, ("row", "item"))
 
 
@@ -379,9 +380,6 @@ class UnshareRow(Pass):
 
 
 # ==================================================================== share-row
-#: reduction statement -> operator: ``L += e``, ``L = fmaxf(L, e)`` and the like
-_OPS = {"+=": "sum", "fmaxf": "max", "fmax": "max", "max": "max", "fminf": "min",
-        "fmin": "min", "min": "min"}
 _FOLD = {"sum": "{v} += {x};", "max": "{v} = fmaxf({v}, {x});", "min": "{v} = fminf({v}, {x});"}
 _TEMPLATE = """\
 for (int {{ o }} = 16; {{ o }} > 0; {{ o }} >>= 1)
@@ -395,78 +393,24 @@ for (int {{ w }} = 1; {{ w }} < (blockDim.x >> 5); ++{{ w }})
 __syncthreads();{% endif %}"""
 
 
-def _row_loops(site):
-    """(item declaration, [(loop fact, [(local, op, type)])]) of a thread-per-row kernel,
-    or why not."""
-    from kltrans.model.geometry import geometry
-    from kltrans.model.loops import loops as loop_facts
-
-    unit, fn = site.unit, site.function
-    roles = geometry(unit, fn).roles
-    item = next((n for n, r in roles.items() if r.kind == "global" and r.split is None and
-                 r.dim == "x"), None)
-    if item is None:
-        return "no local is the global thread index"
-    decl = next((d for d in unit.nodes_of_type("init_declarator", within=fn.body)
-                 if unit.text(d.child_by_field_name("declarator")) == item), None)
-    if decl is None or decl.parent.parent.id != fn.body.id:
-        return f"{item} is not declared at the top of {fn.name}"
-    out = []
-    for lf in loop_facts(unit, fn):
-        lp = lf.loop
-        if lf.kind != "counted" or lp.step is None or lp.init_node is None or \
-                unit.text(lp.init_node).strip() != "0" or not lp.step.is_const() or \
-                lp.step.value() != 1 or lp.depth != 0:
-            if lf.kind not in ("counted",) or lp.depth == 0:
-                return f"the loop at line {lf.line} is not a row loop from 0 by 1"
-            continue
-        reds = []
-        for st in unit.walk(lp.body):
-            if st.type != "assignment_expression":
-                continue
-            op = unit.text(st.child_by_field_name("operator"))
-            left = unit.text(st.child_by_field_name("left")).strip()
-            if any(d.child_by_field_name("declarator") is not None and
-                   unit.text(d.child_by_field_name("declarator")) == left
-                   for d in unit.nodes_of_type("init_declarator", within=lp.body)):
-                continue  # a local of the body
-            if "[" in left:
-                continue  # an element store
-            right = st.child_by_field_name("right")
-            callee = right.child_by_field_name("function") if right.type == "call_expression" \
-                else None
-            kind = _OPS.get(op) if op == "+=" else _OPS.get(unit.text(callee)) if (
-                op == "=" and callee is not None) else None
-            if kind is None:
-                return f"`{unit.text(st)}` in the loop at line {lf.line} is not a fold"
-            reds.append((left, kind, _type_of(unit, fn, left)))
-        out.append((lf, reds))
-    if not out:
-        return "no row loop"
-    return decl, out
-
-
-def _type_of(unit, fn, name):
-    for d in unit.nodes_of_type("init_declarator", within=fn.body):
-        if unit.text(d.child_by_field_name("declarator")) == name:
-            ty = d.parent.child_by_field_name("type")
-            return unit.text(ty) if ty is not None else "float"
-    return "float"
+def _rows(site):
+    if site.function is None or not site.function.is_kernel:
+        return "not a kernel"
+    return thread_rows(site.unit, site.function)
 
 
 def share_edits(site, group: str, names: dict) -> list[Edit]:
     unit, fn = site.unit, site.function
-    got = _row_loops(site)
+    got = _rows(site)
     if isinstance(got, str):
         raise SkipSite(got)
-    decl, row_loops = got
-    value = decl.child_by_field_name("value")
+    value = got.item.child_by_field_name("value")
     edits = [Edit(value.start_byte, value.end_byte,
                   f"({unit.text(value)}) / 32" if group == "warp" else "blockIdx.x")]
     rank = "(threadIdx.x & 31)" if group == "warp" else "threadIdx.x"
     size = "32" if group == "warp" else "blockDim.x"
     types = set()
-    for lf, reds in row_loops:
+    for lf, reds in got.loops:
         lp = lf.loop
         edits.append(Edit(lp.init_node.start_byte, lp.init_node.end_byte, rank))
         if lp.step_node is not None:
@@ -492,8 +436,6 @@ def share_edits(site, group: str, names: dict) -> list[Edit]:
 
 
 def _share_names(site) -> dict:
-    from kltrans.passes.rewrite import fresh_numbered
-
     unit, fn = site.unit, site.function
     taken = used_names(unit, fn)
     o = fresh_numbered(unit, fn, ("offset", "off"), taken)
@@ -503,13 +445,11 @@ def _share_names(site) -> dict:
 
 
 def _row_kernel(site, ctx) -> Verdict:
-    if site.function is None or not site.function.is_kernel:
-        return Verdict.no("not a kernel")
-    got = _row_loops(site)
+    got = _rows(site)
     if isinstance(got, str):
         return Verdict.no(got)
-    n = sum(len(r) for _, r in got[1])
-    return Verdict.yes(f"one thread per row: {len(got[1])} row loop(s), {n} fold(s)")
+    n = sum(len(r) for _, r in got.loops)
+    return Verdict.yes(f"one thread per row: {len(got.loops)} row loop(s), {n} fold(s)")
 
 
 def _share_grid(site, p) -> "tuple[str | None, str, str]":
@@ -526,7 +466,7 @@ def _share_grid(site, p) -> "tuple[str | None, str, str]":
 
 
 def _share_same(site, ctx, p) -> Verdict:
-    if isinstance(_row_loops(site), str):
+    if isinstance(_rows(site), str):
         return Verdict.unknown("not a row kernel")
     grid, items, why = _share_grid(site, p)
     if grid is None:

@@ -428,30 +428,42 @@ class LeaderFold:
     kind: str = "local"  # local: a variable; stored: the value first stored to shared memory
 
 
+def sync_holders(unit: "Unit") -> dict:
+    """The ``__device__`` functions and lambdas (by name, with their node) that hold a
+    barrier or a warp operation of ``spellings.yaml``; a function holding such a lambda
+    counts too."""
+    def find(unit):
+        from kltrans.model.ops import operations
+
+        out: dict = {}
+        for o in operations(unit):
+            if o.name not in _SYNC_OPS:
+                continue
+            n = o.node.parent
+            while n is not None:
+                if n.type == "function_definition":
+                    d = n.child_by_field_name("declarator")
+                    while d is not None and d.child_by_field_name("declarator") is not None:
+                        d = d.child_by_field_name("declarator")
+                    if d is not None:
+                        out.setdefault(unit.text(d).split("::")[-1], n)
+                    break
+                if n.type == "lambda_expression" and n.parent is not None and \
+                        n.parent.type == "init_declarator":
+                    out.setdefault(unit.text(n.parent.child_by_field_name("declarator")), n)
+                n = n.parent
+        return out
+    return unit.memo("model.block.sync_holders", find)
+
+
 def region_start(unit: "Unit", fn: "Function"):
     """The first statement of ``fn``'s body that synchronizes threads: a barrier or a warp
     operation of ``spellings.yaml``, directly or in a ``__device__`` function or lambda it
-    calls; None when none does."""
+    calls (:func:`sync_holders`); None when none does."""
     from kltrans.model.ops import operations
 
-    ops = [o for o in operations(unit) if o.name in _SYNC_OPS]
-    holders = set()
-    for o in ops:
-        n = o.node.parent
-        while n is not None:
-            if n.type == "function_definition":
-                d = n.child_by_field_name("declarator")
-                while d is not None and d.child_by_field_name("declarator") is not None:
-                    d = d.child_by_field_name("declarator")
-                if d is not None:
-                    holders.add(unit.text(d).split("::")[-1])
-                break
-            if n.type == "lambda_expression" and n.parent is not None and \
-                    n.parent.type == "init_declarator":
-                holders.add(unit.text(n.parent.child_by_field_name("declarator")))
-            n = n.parent
-    holders.discard(fn.name)
-    ids = {o.node.id for o in ops}
+    holders = set(sync_holders(unit)) - {fn.name}
+    ids = {o.node.id for o in operations(unit) if o.name in _SYNC_OPS}
     for s in fn.body.named_children:
         if s.type == "comment":
             continue
@@ -673,4 +685,4 @@ def fold(op: str, values: list):
 
 
 __all__ = ["GROUP_MAKERS", "Block", "BlockEffects", "LeaderFold", "accessors", "fold",
-           "leader_fold", "normal", "region_start", "same_effects"]
+           "leader_fold", "normal", "region_start", "same_effects", "sync_holders"]

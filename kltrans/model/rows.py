@@ -22,12 +22,16 @@ index (the row) and the group splits the item's loops among its threads:
 - the leader guards (``if (lane == 0)``, ``if (tile.thread_rank() == 0 && ...)``) of what
   one thread of the group writes.
 
-:func:`serial_form` is what the kernel becomes with one thread per item: the strided loops
-run from their start by 1, each fold is its value, each exchange is gone (the locals it
-filled get the value), the leader tests are gone and the item is the global thread index.
-That reading is syntactic; whoever applies it must check that the two kernels do the same
+With one thread per item the strided loops run from their start by 1, each fold is its
+value, each exchange is gone (the locals it filled get the value), the leader tests are
+gone and the item is the global thread index. That reading is syntactic; whoever rewrites
+by it must check that the two kernels do the same
 (:func:`kltrans.model.grid.same_grid_effects`), which is what makes it safe on code this
 module misreads.
+
+:func:`thread_rows` reads the other side: a kernel whose global thread index is the row,
+with loops from 0 by 1 whose scalar updates are folds (``s += e``, ``m = fmaxf(m, e)``,
+``fminf``, ``max``, ``min``) — what a group could share.
 
 Not read: a group whose loops mix warp and block strides (x staged in shared memory by
 the block and rows by warps), shared memory read inside a strided loop (a staged copy or
@@ -44,10 +48,11 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from kltrans.analysis.affine import strip_parens
-from kltrans.model.block import accessors, region_start
-from kltrans.model.geometry import role_of, geometry
-from kltrans.model.loops import LoopFact, loops
-from kltrans.model.ops import operations
+from kltrans.model.block import _SYNC_OPS as _SYNC, accessors, sync_holders
+from kltrans.model.collectives import _within
+from kltrans.model.geometry import geometry, role_of
+from kltrans.model.loops import loops
+from kltrans.model.ops import group_of, operations
 
 if TYPE_CHECKING:  # pragma: no cover
     from tree_sitter import Node
@@ -56,8 +61,6 @@ if TYPE_CHECKING:  # pragma: no cover
     from kltrans.syntax.unit import Unit
 
 GLOBAL_INDEX = "blockIdx.x * blockDim.x + threadIdx.x"
-_SYNC = {"barrier.block", "barrier.warp", "shuffle.down", "shuffle.up", "shuffle.xor",
-         "shuffle.idx", "reduce.warp", "vote.ballot", "vote.any", "vote.all"}
 _STRIDE = {"warp": "warp-stride", "block": "block-stride"}
 
 
@@ -108,33 +111,6 @@ def _stmts(block) -> list:
     if block.type != "compound_statement":
         return [block]
     return [c for c in block.named_children if c.type != "comment"]
-
-
-def _within(node, outer) -> bool:
-    return outer.start_byte <= node.start_byte and node.end_byte <= outer.end_byte
-
-
-def _holders(unit) -> dict[str, "Node"]:
-    """``__device__`` functions and lambdas (by name) that synchronize or shuffle."""
-    out = {}
-    for o in operations(unit):
-        if o.name not in _SYNC:
-            continue
-        n = o.node.parent
-        while n is not None:
-            if n.type == "function_definition":
-                d = n.child_by_field_name("declarator")
-                while d is not None and d.child_by_field_name("declarator") is not None:
-                    d = d.child_by_field_name("declarator")
-                if d is not None and "__global__" not in unit.text(n).split("(")[0]:
-                    out[unit.text(d).split("::")[-1]] = n
-                break
-            if n.type == "lambda_expression" and n.parent is not None and \
-                    n.parent.type == "init_declarator":
-                out[unit.text(n.parent.child_by_field_name("declarator"))] = n
-                break
-            n = n.parent
-    return out
 
 
 def shared_names(unit: "Unit", fn: "Function") -> set[str]:
@@ -234,15 +210,26 @@ def _combine(unit, s, names) -> "list[tuple[str, str]] | None":
     return out or None
 
 
-def _reset(unit, s) -> "str | None":
-    """L of ``L = <literal or identity>;``."""
+def _reset(unit, s) -> "tuple[str, str | None] | None":
+    """(L, its type when declared here) of ``L = <literal or identity>;`` or ``T L =
+    <literal or identity>;``."""
     e = _assignment(s)
-    if e is None or _text(unit, e.child_by_field_name("operator")) != "=":
+    if e is not None and _text(unit, e.child_by_field_name("operator")) == "=":
+        left, right = (strip_parens(e.child_by_field_name(k)) for k in ("left", "right"))
+        ty = None
+    elif s is not None and s.type == "declaration" and \
+            len(s.children_by_field_name("declarator")) == 1 and \
+            s.children_by_field_name("declarator")[0].type == "init_declarator":
+        d = s.children_by_field_name("declarator")[0]
+        left, right = d.child_by_field_name("declarator"), strip_parens(d.child_by_field_name("value"))
+        ty = " ".join(_text(unit, c) for c in s.children if c.type in (
+            "type_qualifier", "primitive_type", "type_identifier", "sized_type_specifier"))
+    else:
         return None
-    left, right = (strip_parens(e.child_by_field_name(k)) for k in ("left", "right"))
-    if left.type == "identifier" and (right.type == "number_literal" or _text(unit, right) in (
-            "-INFINITY", "INFINITY", "-FLT_MAX", "FLT_MAX")):
-        return _text(unit, left)
+    if left is not None and left.type == "identifier" and right is not None and (
+            right.type == "number_literal" or _text(unit, right) in (
+                "-INFINITY", "INFINITY", "-FLT_MAX", "FLT_MAX")):
+        return _text(unit, left), ty
     return None
 
 
@@ -272,7 +259,11 @@ def _read(unit, fn) -> "RowShare | str":
     if any(f.kind == "grid-stride" for f in facts):
         return "a grid-stride loop: the items are not one per group"
     shared = shared_names(unit, fn)
+    holders = sync_holders(unit)
     for f in strided:
+        if _syncs(unit, f.loop.body, holders, []):
+            return f"the strided loop at line {f.line} synchronizes inside (a scan or a " \
+                "staged copy, not a fold after it)"
         if _stored(unit, f.loop.body, shared) or any(
                 f.var in {unit.text(i) for i in unit.walk(n.child_by_field_name("indices") or n)
                           if i.type == "identifier"}
@@ -283,7 +274,6 @@ def _read(unit, fn) -> "RowShare | str":
     if why:
         return why
     guard = _guard(unit, fn, item) if item else None
-    holders = _holders(unit)
     folds = _folds(unit, fn, holders)
     inside = [f.call for f in folds]
     exchanges, uses, why = _exchanges(unit, fn, shared, holders, inside)
@@ -354,8 +344,6 @@ def _folds(unit, fn, holders) -> list[Fold]:
 
 
 def _group_arg(unit, a) -> bool:
-    from kltrans.model.ops import group_of
-
     try:
         return a.type == "identifier" and group_of(unit, a) is not None
     except Exception:
@@ -400,7 +388,7 @@ def _exchanges(unit, fn, shared, holders, folds):
             if not member and run and s is not None and _reset(unit, s) is not None:
                 nxt = next((t for t in stmts[i + 1:] if _reset(unit, t) is None), None)
                 got = _combine(unit, nxt, shared) if nxt is not None else None
-                member = bool(got) and _reset(unit, s) in {L for L, _ in got}
+                member = bool(got) and _reset(unit, s)[0] in {L for L, _ in got}
             if member:
                 run.append(s)
                 continue
@@ -431,10 +419,11 @@ def _exchange(unit, fn, run, shared) -> Exchange:
             arr = _text(unit, strip_parens(left.child_by_field_name("argument")))
             if arr not in values and _text(unit, a.child_by_field_name("operator")) == "=":
                 values[arr] = a.child_by_field_name("right")
+    declared = dict(r for r in (_reset(unit, s) for s in run) if r is not None and r[1])
     outputs = []
     for s in run:
         got = [_copy(unit, s, shared)] if _copy(unit, s, shared) else \
-            [(L, None, arr) for L, arr in (_combine(unit, s, shared) or [])]
+            [(L, declared.get(L), arr) for L, arr in (_combine(unit, s, shared) or [])]
         for name, ty, arr in got:
             if arr in values and _reads(unit, fn, name, run[-1].end_byte):
                 outputs.append((name, ty, arr))
@@ -464,4 +453,82 @@ def _leaders(unit, fn, scope) -> list:
     return out
 
 
-__all__ = ["Exchange", "Fold", "GLOBAL_INDEX", "RowShare", "shared_names", "shared_rows"]
+# ------------------------------------------------------------ a thread per row
+#: the operator of a scalar update: ``L += e``, ``L = fmaxf(L, e)`` and the like
+_FOLD_OPS = {"+=": "sum", "fmaxf": "max", "fmax": "max", "max": "max", "fminf": "min",
+             "fmin": "min", "min": "min"}
+
+
+@dataclass(frozen=True)
+class ThreadRows:
+    """A kernel that gives each row to one thread: ``item`` the init declarator of the
+    row (the global thread index); ``loops`` ``(LoopFact, ((local, op, type), ...))`` for
+    each top-level loop from 0 by 1, with the scalars it folds."""
+
+    item: "Node"
+    loops: tuple
+
+
+def thread_rows(unit: "Unit", fn: "Function") -> "ThreadRows | str":
+    """The :class:`ThreadRows` of kernel ``fn``, or why it is not one."""
+    roles = geometry(unit, fn).roles
+    item = next((n for n, r in roles.items() if r.kind == "global" and r.split is None and
+                 r.dim == "x"), None)
+    if item is None:
+        return "no local is the global thread index"
+    decl = next((d for d in unit.nodes_of_type("init_declarator", within=fn.body)
+                 if _text(unit, d.child_by_field_name("declarator")) == item), None)
+    if decl is None or decl.parent.parent.id != fn.body.id:
+        return f"{item} is not declared at the top of {fn.name}"
+    out = []
+    for lf in loops(unit, fn):
+        lp = lf.loop
+        if lp.depth != 0:
+            continue
+        if lf.kind != "counted" or lp.init_node is None or lp.step is None or \
+                _text(unit, lp.init_node).strip() != "0" or not lp.step.is_const() or \
+                lp.step.value() != 1:
+            return f"the loop at line {lf.line} is not a row loop from 0 by 1"
+        folds = _loop_folds(unit, fn, lp)
+        if isinstance(folds, str):
+            return f"{folds} in the loop at line {lf.line} is not a fold"
+        out.append((lf, folds))
+    if not out:
+        return "no row loop"
+    return ThreadRows(decl, tuple(out))
+
+
+def _loop_folds(unit, fn, lp):
+    """``((local, op, type), ...)`` of the scalar updates of loop ``lp``, or the text of
+    one that is no fold."""
+    body_locals = {_text(unit, d.child_by_field_name("declarator"))
+                   for d in unit.nodes_of_type("init_declarator", within=lp.body)}
+    out = []
+    for st in unit.walk(lp.body):
+        if st.type != "assignment_expression":
+            continue
+        left = strip_parens(st.child_by_field_name("left"))
+        if left.type != "identifier" or _text(unit, left) in body_locals:
+            continue  # an element store, or a local of the body
+        op = _text(unit, st.child_by_field_name("operator"))
+        right = strip_parens(st.child_by_field_name("right"))
+        callee = right.child_by_field_name("function") if right.type == "call_expression" \
+            else None
+        kind = _FOLD_OPS.get(op) if op == "+=" else _FOLD_OPS.get(_text(unit, callee)) if (
+            op == "=" and callee is not None) else None
+        if kind is None:
+            return f"`{_text(unit, st)}`"
+        out.append((_text(unit, left), kind, _type_of(unit, fn, _text(unit, left))))
+    return tuple(out)
+
+
+def _type_of(unit, fn, name) -> str:
+    for d in unit.nodes_of_type("init_declarator", within=fn.body):
+        if _text(unit, d.child_by_field_name("declarator")) == name:
+            ty = d.parent.child_by_field_name("type")
+            return _text(unit, ty) if ty is not None else "float"
+    return "float"
+
+
+__all__ = ["Exchange", "Fold", "GLOBAL_INDEX", "RowShare", "ThreadRows", "shared_names",
+           "shared_rows", "thread_rows"]

@@ -17,6 +17,8 @@ Assumption syntax (``--assume``):
 ``no_alias(x,y)``      ``x`` and ``y`` never overlap; ``no_alias(*)``: no two pointer
                        parameters overlap
 ``full_warp``          every block is a whole number of warps
+``binds(p,size)``      the kernel parameter ``p`` carries the workload size ``size`` (a
+                       launch contract's name); ``lineage`` adds these from the workload
 ``name(args...)``      any other named fact, checked by name
 =====================  ==============================================
 """
