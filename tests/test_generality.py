@@ -2,8 +2,10 @@
 
 Two small suites under tests/data/generality/: ``mini`` (a naive kernel and the same with
 a grid-stride loop, made by ``kltrans opt -p grid-stride``: one step a registered pass
-explains) and ``cgsum`` (a row sum, then a warp per row through cooperative groups: a
-mechanism with no ``__shfl`` token, which the report must see in the PTX).
+explains), ``cgsum`` (a row sum, then a warp per row through cooperative groups: a
+mechanism with no ``__shfl`` token, which ``share-row`` explains and ``unshare-row``
+takes back) and ``cgscan`` (a row scan by a warp through cooperative groups, which the
+catalogue cannot take back: the report must see it in the PTX).
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DATA = os.path.join(ROOT, "tests", "data", "generality")
 MINI = os.path.join(DATA, "mini")
 CGSUM = os.path.join(DATA, "cgsum")
+CGSCAN = os.path.join(DATA, "cgscan")
 
 
 def _kltrans(*argv, cwd=None):
@@ -173,11 +176,29 @@ def test_generality_on_the_mini_suite(tmp_path):
 
 
 @pytest.mark.slow
-def test_a_walk_is_judged_on_the_ptx():
-    """A warp per row through cooperative groups is a mechanism although its source has
-    no shuffle token: the walk does not end in naive (it reads the PTX too), and the
-    report, judging on the PTX, agrees."""
+def test_a_cooperative_groups_warp_per_row_is_explained_and_walked_back():
+    """cgsum's step (a warp per row through ``tile.shfl_down``, written without our
+    spelling) is explained by share-row, and the walk takes it back to a naive kernel
+    with unshare-row: nothing left, in the source or the PTX."""
     r = _kltrans("generality", CGSUM, "--measures", "explain,walk", "--explain-seconds", "30",
+                 "--json", "--quiet")
+    assert r.returncode == 0, r.stderr
+    doc = json.loads(r.stdout)
+    [row] = doc["lineages"]
+    assert "share-row" in row["pairs"][0]["pipeline"]
+    assert doc["summary"]["pairs_fully_explained"] == 1
+    w = row["walk"]
+    assert w["reached_naive"] and w["termination"] == "naive" and not w["mechanisms_left"]
+    assert not w["false_naive"]
+
+
+@pytest.mark.slow
+def test_a_walk_is_judged_on_the_ptx():
+    """A warp per row scanning through cooperative groups is a mechanism although its
+    source has no shuffle token: the walk does not end in naive (it reads the PTX too),
+    and the report, judging on the PTX, agrees. (cgsum's warp per row no longer serves:
+    unshare-row takes it back to naive.)"""
+    r = _kltrans("generality", CGSCAN, "--measures", "explain,walk", "--explain-seconds", "30",
                  "--json", "--quiet")
     assert r.returncode == 0, r.stderr
     doc = json.loads(r.stdout)
@@ -195,8 +216,8 @@ def test_merge_refuses_what_is_not_a_report_of_these_lineages(tmp_path):
     r = _kltrans("generality", MINI, "--measures", "explain", "--merge", str(bad))
     assert r.returncode == 2 and "not a generality report" in r.stderr
     out = tmp_path / "cg"
-    r = _kltrans("generality", CGSUM, "--measures", "explain", "--explain-seconds", "5",
-                 "--quiet", "--out", str(out))
+    r = _kltrans("generality", CGSUM, "--measures", "explain", "--explain-seconds", "30",
+                 "--quiet", "--out", str(out))  # (time enough for share-row's search)
     assert r.returncode == 0, r.stderr
     r = _kltrans("generality", MINI, "--measures", "explain", "--merge",
                  str(out / "generality.json"))
@@ -209,7 +230,8 @@ def test_merge_refuses_what_is_not_a_report_of_these_lineages(tmp_path):
                  str(out / "generality.json"), "--json", "--quiet")
     assert r.returncode == 0, r.stderr
     doc = json.loads(r.stdout)
-    assert doc["summary"]["pairs"] == 2 and doc["summary"]["pairs_fully_explained"] == 0
+    # rowsum's step (a warp per row through cooperative groups) is share-row's
+    assert doc["summary"]["pairs"] == 2 and doc["summary"]["pairs_fully_explained"] == 1
     r = _kltrans("generality", str(both), "--measures", "none", "--merge",
                  str(out / "generality.json"), "--merge", str(out / "generality.json"))
     assert r.returncode == 2 and "merge each once" in r.stderr

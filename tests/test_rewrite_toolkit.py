@@ -118,3 +118,40 @@ def test_dead_code_helpers_remove_only_what_the_rewrite_leaves_dead():
     out = out.source.decode()
     assert "union Pair" not in out and "load_pair" not in out
     assert "__device__ float twice" in out and "\n\n\n" not in out
+
+
+CONSTS = """// kltrans: launch k grid=ceil_div(n, kBlock) block=kBlock
+#include <cooperative_groups.h>
+namespace cg = cooperative_groups;
+constexpr int kBlock = 128;
+constexpr int kStep = 4;
+__global__ void k(float* y, int n) {
+    cg::thread_block block = cg::this_thread_block();
+    int t = block.thread_rank();
+    if (t < n) y[t * kStep] = 0.f;
+    y[0] = 1.f;
+}
+"""
+
+
+def test_constexprs_and_group_ranks_left_dead_go_but_a_launch_header_keeps_its_names():
+    from kltrans.passes.rewrite import dead_declarations, drop_unused_definitions, no_effect
+    from kltrans.syntax.cuda import find_functions
+
+    unit = parse(CONSTS, "k.cu")
+    fn = next(f for f in find_functions(unit) if f.is_kernel)
+    stmt = unit.nodes_of_type("if_statement")[0]
+    gone = [(stmt.start_byte, stmt.end_byte)]
+    # a group's rank is read, not computed with an effect
+    rank = unit.nodes_of_type("init_declarator")[-1].child_by_field_name("value")
+    assert unit.text(rank) == "block.thread_rank()" and no_effect(unit, rank)
+    dead = dead_declarations(unit, fn, gone, keep=set())
+    # ruleid: t was read only by the removed statement; block only by t
+    assert sorted(unit.text(d).split("=")[0].strip() for d in dead) == \
+        ["cg::thread_block block", "int t"]
+    gone += [(d.start_byte, d.end_byte) for d in dead]
+    out = apply_edits(unit, drop_unused_definitions(unit, gone)).source.decode()
+    # ruleid: kStep was read only by the removed statement
+    assert "constexpr int kStep" not in out
+    # ok: kBlock is read by the launch header, a comment to the parser
+    assert "constexpr int kBlock = 128;" in out

@@ -1,4 +1,5 @@
 // RUN: kltrans opt -p 'share-row{group=block}' --assume reassoc
+// GATE: tests/data/workloads/rowsoftmax
 // ROUNDTRIP: none: unshare-row restores the loops as k += 1, not k++
 // A block per row: the loops stride by blockDim.x from threadIdx.x; each fold is a warp
 // butterfly, a slot per warp in shared memory, a barrier, and every thread sums the slots.

@@ -1,4 +1,5 @@
 // RUN: kltrans opt -p 'share-row{group=warp}' --assume reassoc
+// GATE: tests/data/workloads/rowsoftmax
 // A thread per row becomes a warp per row: the three row loops stride by 32 from the
 // lane, the maximum and the sum are folded by xor butterflies after their loops.
 // kltrans: launch softmax_rows grid=ceil_div(rows * 32, 128) block=128

@@ -1,4 +1,5 @@
 // RUN: kltrans opt -p unshare-row --assume reassoc
+// GATE: tests/data/workloads/rowsoftmax
 // ROUNDTRIP: none: share-row folds with xor butterflies, not cg::reduce (the same fold)
 // A 32-thread tile per row, folded by cg::reduce: one thread per row again, the tile and
 // the lane gone with the folds.

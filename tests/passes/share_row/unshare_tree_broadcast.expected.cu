@@ -1,4 +1,5 @@
 // RUN: kltrans opt -p unshare-row --assume reassoc
+// GATE: tests/data/workloads/rowsoftmax
 // ROUNDTRIP: none: share-row folds with butterflies and slots, not a shared-memory tree
 // A block per row with a shared-memory tree whose result every thread reads back from
 // buf[0] (a barrier before the buffer is reused): one thread per row, a guard added.
