@@ -421,12 +421,14 @@ def share_edits(site, group: str, names: dict) -> list[Edit]:
         else:
             raise SkipSite(f"the loop at line {lf.line} steps inside its body")
         ind = indent_of(unit, lp.node.start_byte)
-        for v, kind, ty in reds:
+        texts = []
+        for v, kind, ty in reds:  # one insertion after the loop, a fold per scalar
             types.add(ty)
-            text = render(_TEMPLATE, ind, o=names["offset"], v=v, w=names["warp"],
-                          slots=names["slots"], block=group == "block",
-                          fold=lambda a, b, k=kind: _FOLD[k].format(v=a, x=b))
-            edits.append(Edit.insert(lp.node.end_byte, "\n" + ind + text))
+            texts.append(render(_TEMPLATE, ind, o=names["offset"], v=v, w=names["warp"],
+                                slots=names["slots"], block=group == "block",
+                                fold=lambda a, b, k=kind: _FOLD[k].format(v=a, x=b)))
+        if texts:
+            edits.append(Edit.insert(lp.node.end_byte, "".join("\n" + ind + t for t in texts)))
     if group == "block" and types:
         body = [s for s in fn.body.named_children if s.type != "comment"]
         ind = indent_of(unit, body[0].start_byte)
