@@ -97,8 +97,13 @@ def _make_two_step(tmp_path):
 
 def test_two_step_difference_is_explained_at_depth_2_and_the_pipeline_reproduces_b(tmp_path, capsys):
     a, b = _make_two_step(tmp_path)
-    one = explain(a.read_text(), b.read_text(), depth=1, assume=("no_alias(*)",), code=False)
+    one = explain(a.read_text(), b.read_text(), depth=1, assume=("no_alias(*)",), code=False,
+                  model=False)
     assert not one.exact and one.residual is not None and not one.residual.equal
+    # the kernel model runs the manual unroll to the same effects: one pass explains it
+    # up to the model
+    m = explain(a.read_text(), b.read_text(), depth=1, assume=("no_alias(*)",), code=False)
+    assert m.exact and m.equal == "model" and m.note
     # up to machine code one pass is enough: NVRTC unrolls the loop fully by itself, so
     # the manual unroll does not change the cubin
     code = explain(a.read_text(), b.read_text(), depth=1, assume=("no_alias(*)",))
@@ -135,6 +140,29 @@ def test_inverse_direction_recovers_options_from_b(tmp_path):
     assert step.spec == "unroll{factor=full,style=pragma}"
     got = _run_commands(e.commands(), cwd=tmp_path)
     assert signature(parse(got)) == signature(parse(open(b).read()))
+
+
+def test_equal_chooses_how_a_result_must_equal_b_on_the_command_line(tmp_path, capsys):
+    a, b = _make_two_step(tmp_path)
+    base = ["diff", str(a), str(b), "--explain", "--depth", "1", "--assume", "no_alias(*)"]
+
+    def explanation(args):
+        assert main(args + ["--json"]) == 1  # the exit status is the diff's: A is not B
+        return json.loads(capsys.readouterr().out)["explanation"]
+
+    e = explanation(base)  # machine code is tried before the model
+    assert e["exact"] and e["equal"] == "machine code"
+    # ok: token for token one pass is not enough (the unroll writes other tokens)
+    assert not explanation(base + ["--equal", "tokens"])["exact"]
+    assert not explanation(base + ["--tokens"])["exact"]
+    # a human-written grid stride: only the model reads v0 undone from it
+    wild = os.path.join(os.path.dirname(HERE), "corpus", "wild", "adamw-packed")
+    base = ["diff", os.path.join(wild, "v0_naive.cu"), os.path.join(wild, "v1_while_stride.cu"),
+            "--explain", "--assume", "no_alias(*)", "--assume", "reassoc"]
+    main(base)
+    out = capsys.readouterr().out
+    assert "explained backwards: one-per-thread" in out and "as the kernel model reads it" in out
+    assert not explanation(base + ["--equal", "code"])["exact"]
 
 
 def test_unexplained_difference_lists_residual_hunks(tmp_path, capsys):
@@ -178,7 +206,7 @@ def test_a_step_that_gives_the_program_of_b_is_explained_up_to_machine_code():
     assert e.steps[0].spec.startswith("grid-stride{max-blocks=1024,")
     assert e.to_json()["equal"] == "machine code"
     # token for token, no pass writes B (its named cap and comments are new)
-    assert not explain(a, b, depth=1, code=False).exact
+    assert not explain(a, b, depth=1, code=False, model=False).exact
 
 
 def test_explained_backwards_when_the_simplify_pass_gives_the_program_of_a():

@@ -43,10 +43,13 @@ def register(sub) -> None:
                     help="--explain: bring both sides to canonical form first (kltrans opt -p "
                          "canonicalize, checked to keep the machine code); the explanation "
                          "then holds up to canonical form")
-    sp.add_argument("--tokens", action="store_true",
-                    help="--explain: count only a result equal to B token for token (by "
-                         "default one that compiles to B's machine code with the same launches "
-                         "also counts, and the output says so)")
+    sp.add_argument("--equal", choices=("tokens", "code", "model"), default="model",
+                    help="--explain: how a result must equal B: token for token; or also "
+                         "compiling to B's machine code with the same launches (code); or "
+                         "also the same launches, kinds of mechanism and effects as the "
+                         "kernel model runs them (model, the default); the output says which")
+    sp.add_argument("--tokens", action="store_const", const="tokens", dest="equal",
+                    help="--explain: the same as --equal tokens")
     sp.add_argument("--json", action="store_true", help="machine-readable output "
                     "(same as --format json)")
     sp.set_defaults(func=cmd_diff)
@@ -136,7 +139,8 @@ def _explain(args, fd):
     try:
         return explain(d.a, d.b, depth=args.depth, assume=tuple(args.assume), arch=args.arch,
                        kernel=args.kernel, a_path=args.a, b_path=args.b,
-                       canonical=args.canonicalize, code=not args.tokens)
+                       canonical=args.canonicalize, code=args.equal != "tokens",
+                       model=args.equal == "model")
     except AssumptionError as e:
         return _error(str(e))
 
@@ -167,15 +171,23 @@ def _print_explanation(e, args, color: bool) -> None:
         print("reproduce: " + "\n           ".join(e.commands()))
         for alt in e.alternatives:
             print("also: " + ", ".join(s.describe() for s in alt))
-        print("residual: none" if e.equal == "tokens" else
-              f"residual: none in the program: the result compiles to {e.b_path}'s machine "
-              f"code and launches alike (its text differs: comments, unused macros or names "
-              f"the compiler drops)")
+        if e.equal == "tokens":
+            print("residual: none")
+        elif e.equal == "model":
+            print(f"residual: none in the model: the result has {e.b_path}'s launches and "
+                  f"kinds of mechanism and does the same ({e.note}); its text and machine "
+                  f"code differ")
+        else:
+            print(f"residual: none in the program: the result compiles to {e.b_path}'s "
+                  f"machine code and launches alike (its text differs: comments, unused "
+                  f"macros or names the compiler drops)")
         return
     if e.exact:  # B gives A, but no inverse reproduces B
-        gives = "gives" if e.equal == "tokens" else "gives the program of (same machine code)"
+        gives = {"tokens": f"gives {e.a_path}",
+                 "model": f"gives {e.a_path} as the kernel model reads it ({e.note})"}.get(
+            e.equal, f"gives the program of {e.a_path} (same machine code)")
         print(f"explained backwards: {', '.join(s.describe() for s in e.inverse_steps)} "
-              f"applied to {e.b_path} {gives} {e.a_path}; no inverse pass reproduces "
+              f"applied to {e.b_path} {gives}; no inverse pass reproduces "
               f"{e.b_path} from {e.a_path}")
         return
     print(f"not explained: no sequence of at most {args.depth} registered pass(es) turns "

@@ -85,10 +85,13 @@ class Explanation:
     # with canonical=True: the canonicalization steps on each side ({"a": n, "b": m,
     # "notes": [...]}); the steps then turn canonical A into canonical B
     canonical: dict | None = None
-    # how the result equals the goal: "tokens" (kltrans diff finds no difference) or
+    # how the result equals the goal: "tokens" (kltrans diff finds no difference),
     # "machine code" (it compiles to the goal's cubin and launches alike: comments,
-    # names the compiler drops, unused macros may differ)
+    # names the compiler drops, unused macros may differ) or "model" (the same launches,
+    # kinds of mechanism and effects as the kernel model runs them: kltrans.model.
+    # equivalence; ``note`` says how)
     equal: str = "tokens"
+    note: str | None = None
     # the kernel of A that B names otherwise, (A's name, B's name): the search ran on A
     # with the kernel renamed (a name is not a mechanism); None when the names agree
     renamed: tuple | None = None
@@ -149,6 +152,8 @@ class Explanation:
             d["canonical"] = self.canonical
         if self.exact:
             d["equal"] = self.equal
+            if self.note:
+                d["equal_note"] = self.note
         if self.renamed:
             d["renamed"] = {"a": self.renamed[0], "b": self.renamed[1]}
         if self.residual is not None:
@@ -361,7 +366,8 @@ def _replay(a: "Unit", steps: list[Step], passes: list, ctx, run_pass) -> "Unit 
 def explain(a_src, b_src, depth: int = 2, assume: tuple = (), arch: str | None = None,
             kernel: str | None = None, passes: list[str] | None = None,
             a_path: str = "A.cu", b_path: str = "B.cu", time_limit: float | None = None,
-            variants: bool = True, canonical: bool = False, code: bool = True) -> Explanation:
+            variants: bool = True, canonical: bool = False, code: bool = True,
+            model: bool = True) -> Explanation:
     """Search for a pass sequence of at most ``depth`` passes that turns A into B.
 
     ``a_src``/``b_src``: source text or :class:`~kltrans.syntax.Unit`. ``assume``, ``arch``,
@@ -373,7 +379,10 @@ def explain(a_src, b_src, depth: int = 2, assume: tuple = (), arch: str | None =
     for token, a state of the search that compiles to B's machine code (or, backwards,
     to A's) with the same launches counts (``equal`` says "machine code"): the passes
     then give B's program, spelled another way (comments, an unused macro, names the
-    compiler drops).
+    compiler drops). ``model``: failing that, a state with the goal's launches, kinds of
+    mechanism and effects as the kernel model runs them counts (``equal`` says "model",
+    ``note`` how: :func:`kltrans.model.equivalence.same_model`): a human-written version
+    spells the mechanisms the passes write in its own way.
     """
     from kltrans.passes.facts import Context
     from kltrans.passes.manager import run_pass
@@ -433,10 +442,13 @@ def explain(a_src, b_src, depth: int = 2, assume: tuple = (), arch: str | None =
         else:
             db += 1
             front_b = new_front
-    equal = "tokens"
+    equal, note = "tokens", None
     if not found and code:
         found = _same_program(a, b, fwd, bwd, arch, deadline)
         equal = "machine code"
+    if not found and model:
+        found, note = _same_model(a, b, fwd, bwd, ctx, kernel, deadline)
+        equal = "model"
     secs = time.perf_counter() - t0
     if found:
         steps, inv_steps, direction = found[0]
@@ -444,7 +456,7 @@ def explain(a_src, b_src, depth: int = 2, assume: tuple = (), arch: str | None =
         return Explanation(exact=True, direction=direction, steps=lead + steps,
                            inverse_steps=inv_steps, alternatives=alts,
                            depth=max(len(steps), len(inv_steps)), seconds=secs,
-                           tried=search.tried, equal=equal, **common)
+                           tried=search.tried, equal=equal, note=note, **common)
     # the closest forward state, and what is left
     from kltrans.diff.core import diff_units
 
@@ -551,6 +563,40 @@ def _same_program(a, b, fwd, bwd, arch, deadline) -> list[tuple[list[Step], list
                 steps = [mv.step() for mv, _ in st.chain]
                 return [(steps, [], "forward")] if forward else [([], steps, "inverse")]
     return []
+
+
+MODEL_CANDIDATES = 4  # states per side run on the kernel model
+
+
+def _same_model(a, b, fwd, bwd, ctx, kernel, deadline
+                ) -> tuple[list[tuple[list[Step], list[Step], str]], str | None]:
+    """A forward state that is B's program as the kernel model reads it, or a backward
+    state that is A's (:func:`kltrans.model.equivalence.same_model`, mechanisms compared:
+    of the states with the goal's kinds of mechanism, the closest few by their tokens);
+    as :func:`_build` gives them, with the equivalence's note."""
+    from kltrans.model.equivalence import same_model
+    from kltrans.model.mechanisms import mechanism_kinds
+
+    for states, goal, forward in ((fwd, b, True), (bwd, a, False)):
+        names = [f.name for f in goal.kernels()]
+        name = kernel if kernel in names else names[0] if len(names) == 1 else None
+        if name is None:
+            continue
+        want = mechanism_kinds(goal)
+        key = [(n.type, n.label) for n in _leaves(goal)]
+        scored = sorted(
+            ((-difflib.SequenceMatcher(None, [(n.type, n.label) for n in _leaves(st.unit)],
+                                       key, autojunk=False).ratio(), i, st)
+             for i, st in enumerate(states.values())
+             if st.chain and mechanism_kinds(st.unit) == want), key=lambda x: x[:2])
+        for _, _, st in scored[:MODEL_CANDIDATES]:
+            if deadline is not None and time.perf_counter() > deadline:
+                return [], None
+            ok, why = same_model(st.unit, goal, name, ctx.sizes, mechanisms=True)
+            if ok:
+                steps = [mv.step() for mv, _ in st.chain]
+                return ([(steps, [], "forward")] if forward else [([], steps, "inverse")]), why
+    return [], None
 
 
 def _groups(steps: list[Step]) -> int:

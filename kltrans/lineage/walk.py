@@ -334,36 +334,11 @@ def _roundtrip(before, after, p, site, ctx, canonical: bool = False) -> dict:
 
 
 def _same_model(back, before, ctx) -> tuple[bool, str]:
-    """:func:`kltrans.model.block.same_effects` of the two states' kernel, for a block of
-    the launch contract's size at two launches."""
-    from kltrans.model.block import same_effects
-    from kltrans.model.effects import draws
-    from kltrans.model.launch import block_dim, same_launch
-    from kltrans.syntax.contract import contracts
+    """:func:`kltrans.model.equivalence.same_model` of the two states' kernel, the walk's
+    sizes kept."""
+    from kltrans.model.equivalence import same_model
 
-    if not same_launch(back, before)[0]:
-        return False, "the launches differ"
-    fn = next((f for f in before.kernels() if f.name == ctx.kernel), None)
-    c = contracts(before).get(ctx.kernel) if fn is not None else None
-    size = block_dim(c).value if c is not None else None
-    if not isinstance(size, int):
-        return False, "no block size"
-    launches = draws(fn, size, seed=0, count=2)
-    for ints in launches:
-        ints.update(ctx.sizes)
-    ok, why = same_effects(back, before, ctx.kernel, launches, size)
-    if ok:
-        return ok, why
-    from kltrans.model.collectives import collectives
-    from kltrans.model.grid import same_grid_effects
-
-    # the work may be shared out among the blocks otherwise (a fold's coarsening): the
-    # whole grid must do the same, with the same kinds of collectives
-    kinds = [{(c.scope, c.kind) for c in collectives(u) if c.scope != "thread"}
-             for u in (back, before)]
-    if kinds[0] != kinds[1]:
-        return False, why
-    return same_grid_effects(back, before, ctx.kernel, launches)
+    return same_model(back, before, ctx.kernel, ctx.sizes)
 
 
 def _gate_item(src: bytes, name: str, opts: WalkOptions, wl, kernel: str, ne, sizes,

@@ -30,7 +30,8 @@ import threading
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from kltrans.model.effects import Cell, Effects, Machine, Ptr, Term, Unsupported, _Return, binop
+from kltrans.model.effects import (Cell, Effects, Machine, Ptr, Term, Unsupported, _declarator,
+                                   _Return, binop)
 
 if TYPE_CHECKING:  # pragma: no cover
     from kltrans.syntax.cuda import Function
@@ -44,6 +45,12 @@ _MIN = {"min", "fmin", "fminf", "__hmin"}
 _WARP_OPS = {"shuffle.down", "shuffle.up", "shuffle.xor", "shuffle.idx", "barrier.warp",
              "reduce.warp", "vote.ballot", "vote.any", "vote.all"}
 _ATOMICS = {"atomic.add": "+", "atomic.max": "max", "atomic.min": "min"}
+
+
+def _ident(d):
+    while d.type != "identifier" and d.child_by_field_name("declarator") is not None:
+        d = d.child_by_field_name("declarator")
+    return d
 
 
 @dataclass
@@ -65,7 +72,9 @@ class _Thread(Machine):
     def __init__(self, proto: Machine, block: "Block", t: int):
         self.__dict__.update(proto.__dict__)
         self.ints = dict(proto.ints)
-        self.ints["threadIdx.x"] = t
+        bx, by, _ = block.dims
+        self.ints.update({"threadIdx.x": t % bx, "threadIdx.y": t // bx % by,
+                          "threadIdx.z": t // (bx * by)})
         self.block, self.t = block, t
         self.fx = block.fx
         self.steps, self.depth = 0, 0
@@ -80,12 +89,11 @@ class _Thread(Machine):
         extern = "extern" in self.unit.text(n).split("=")[0]
         typ = self.unit.text(n.child_by_field_name("type"))
         for d in n.children_by_field_name("declarator"):
-            while d.type != "identifier" and d.child_by_field_name("declarator") is not None:
-                d = d.child_by_field_name("declarator")
-            name = self.unit.text(d)
+            name, dims, _, _ = _declarator(self.unit, d, self, env) if not extern else \
+                (self.unit.text(_ident(d)), [], False, False)
             base = "shared (dynamic)" if extern else f"shared {name}"
             self.block.types.setdefault(base, typ)
-            env[name] = Cell(Ptr(base, 0, 1, None))
+            env[name] = Cell(Ptr(base, 0, 1, None, tuple(dims[1:])))
 
     def _elem(self, base):
         if base in self.block.types:
@@ -130,8 +138,8 @@ class _Thread(Machine):
             return old
         simple = {"index.block_rank": self.t, "index.thread": self.t,
                   "index.lane": self.t % width, "index.warp": self.t // width,
-                  "size.block": self.ints["blockDim.x"], "size.tile": width,
-                  "size.tiles": self.ints["blockDim.x"] // width,
+                  "size.block": self.block.size, "size.tile": width,
+                  "size.tiles": self.block.size // width,
                   "index.block": self.ints.get("blockIdx.x")}
         if op.name in simple:
             return simple[op.name]
@@ -163,7 +171,7 @@ class _Thread(Machine):
             f = self.unit.text(n.child_by_field_name("field"))
             if op is not None and op.name in ("index.block", "index.thread") and f in "xyz":
                 key = ("blockIdx." if op.name == "index.block" else "threadIdx.") + f
-                return self.t if key == "threadIdx.x" else self.ints[key]
+                return self.ints[key]
         return super().expr(n, env)
 
     def lvalue_of_address(self, node, env):
@@ -177,16 +185,19 @@ class _Thread(Machine):
 
 class Block:
     """Runs a region for every thread of one block of ``size`` threads (see the module
-    doc). ``ints`` are the launch's integers (sizes, template parameters, ``blockIdx.x``);
-    ``blockDim.x`` is set to ``size``."""
+    doc). ``ints`` are the launch's integers (sizes, template parameters, ``blockIdx.*``);
+    ``dims``, the block's shape ``(x, y, z)`` (default ``(size, 1, 1)``) sets ``blockDim``;
+    thread ``t`` (the linear rank, warps are 32 consecutive ranks as on the device) has
+    ``threadIdx.x = t % x``, ``threadIdx.y = t / x % y``, ``threadIdx.z = t / (x * y)``."""
 
     def __init__(self, unit: "Unit", fn: "Function", ints: dict, size: int,
-                 fx: BlockEffects | None = None):
-        if not 1 <= size <= MAX_THREADS:
-            raise Unsupported(f"a block of {size} threads")
-        self.unit, self.fn, self.size = unit, fn, size
-        ints = dict(ints, **{"blockDim.x": size, "blockDim.y": 1, "blockDim.z": 1,
-                             "threadIdx.y": 0, "threadIdx.z": 0})
+                 fx: BlockEffects | None = None, dims: tuple | None = None):
+        dims = tuple(dims or (size,)) + (1,) * (3 - len(dims or (size,)))
+        if not 1 <= size <= MAX_THREADS or dims[0] * dims[1] * dims[2] != size:
+            raise Unsupported(f"a block of {size} threads shaped {dims}")
+        self.unit, self.fn, self.size, self.dims = unit, fn, size, dims
+        ints = dict(ints, **{"blockDim.x": dims[0], "blockDim.y": dims[1],
+                             "blockDim.z": dims[2]})
         self.proto = Machine(unit, fn, ints)
         self.fx = fx if fx is not None else BlockEffects()
         self.types: dict = {}

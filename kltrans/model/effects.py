@@ -106,12 +106,15 @@ class Term:
 
 @dataclass
 class Ptr:
-    """A pointer ``offset`` elements into array ``base``, moving ``width`` elements."""
+    """A pointer ``offset`` elements into array ``base``, moving ``width`` elements;
+    ``inner``, the inner dimensions of the array it names (``tile`` of ``tile[8][33]``:
+    ``(33,)``, so ``tile[i]`` is a row)."""
 
     base: str
     offset: int
     width: int = 1
     view: str | None = None
+    inner: tuple = ()
 
 
 @dataclass
@@ -326,6 +329,10 @@ class Machine:
                     raise Unsupported(f"{key} has no value here")
                 return self.ints[key]
             return self.lvalue(n, env).get()
+        if t == "subscript_expression":
+            row = self._row(n, env)
+            if row is not None:
+                return row
         if t in ("subscript_expression", "pointer_expression") and _deref(n):
             return self.lvalue(n, env).get()
         if t == "pointer_expression":  # &x
@@ -511,6 +518,24 @@ class Machine:
         if not isinstance(p, Ptr):
             raise Unsupported("a store through something that is not a known pointer")
         MemRef(self, p.base, p.offset, p.width, p.view).set(val)
+
+    def _row(self, n, env) -> "Ptr | None":
+        """``a[i]`` of a multi-dimensional array ``a``: the row, a pointer (else None)."""
+        arg = n.child_by_field_name("argument")
+        if arg.type not in ("identifier", "subscript_expression"):
+            return None
+        base = self.expr(arg, env)
+        if not isinstance(base, Ptr) or not base.inner:
+            return None
+        idx_nodes = n.child_by_field_name("indices") or n.child_by_field_name("index")
+        idx_node = idx_nodes.named_children[0] if idx_nodes.type == "subscript_argument_list" \
+            else idx_nodes
+        k = self.concrete(idx_node, env, "an index")
+        stride = 1
+        for d in base.inner:
+            stride *= d
+        return Ptr(base.base, base.offset + k * stride * base.width, base.width, base.view,
+                   base.inner[1:])
 
     def lvalue(self, n, env) -> "Ref":
         t = n.type

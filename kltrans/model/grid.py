@@ -27,35 +27,53 @@ if TYPE_CHECKING:  # pragma: no cover
 MAX_GRID_THREADS = 1 << 16
 
 
-def launch_of(unit: "Unit", fn: "Function", ints: dict) -> tuple[int, int]:
-    """(blocks, threads per block) of ``fn``'s 1-D launch contract at the sizes ``ints``;
+def launch_dims(unit: "Unit", fn: "Function", ints: dict) -> tuple[tuple, tuple]:
+    """(grid, block) of ``fn``'s launch contract at the sizes ``ints``, each ``(x, y, z)``;
     :class:`Unsupported` when it cannot be read."""
     c = contracts(unit).get(fn.name)
-    if c is None or len(c.grid) != 1 or len(c.block) != 1:
-        raise Unsupported(f"{fn.name} has no 1-D launch contract")
+    if c is None or not 1 <= len(c.grid) <= 3 or not 1 <= len(c.block) <= 3:
+        raise Unsupported(f"{fn.name} has no launch contract")
     env = dict(file_constants(unit))
     env.update({k: v for k, v in ints.items() if "." not in k})
     try:
-        return evaluate(c.grid[0], env), evaluate(c.block[0], env)
+        grid = tuple(evaluate(e, env) for e in c.grid)
+        block = tuple(evaluate(e, env) for e in c.block)
     except ContractError as e:
         raise Unsupported(f"the launch cannot be evaluated: {e}") from None
+    return grid + (1,) * (3 - len(grid)), block + (1,) * (3 - len(block))
+
+
+def launch_of(unit: "Unit", fn: "Function", ints: dict) -> tuple[int, int]:
+    """(blocks, threads per block) of ``fn``'s 1-D launch contract at the sizes ``ints``;
+    :class:`Unsupported` when it cannot be read or is not 1-D."""
+    grid, block = launch_dims(unit, fn, ints)
+    if grid[1:] != (1, 1) or block[1:] != (1, 1):
+        raise Unsupported(f"{fn.name} has no 1-D launch contract")
+    return grid[0], block[0]
 
 
 def grid_run(unit: "Unit", fn: "Function", ints: dict, grid: int | None = None,
              size: int | None = None) -> BlockEffects:
-    """The effects of every block of a launch of ``fn`` (the contract's, unless ``grid``
-    and ``size`` are given) at the sizes of ``ints``, in one memory. A kernel that never
-    synchronizes runs one thread after another; one that does runs block by block on the
-    block machine, each block with fresh shared memory."""
+    """The effects of every block of a launch of ``fn`` (the contract's, of one to three
+    dimensions, unless a 1-D ``grid`` and ``size`` are given) at the sizes of ``ints``, in
+    one memory. A kernel that never synchronizes runs one thread after another; one that
+    does runs block by block on the block machine, each block with fresh shared memory."""
     if grid is None or size is None:
-        grid, size = launch_of(unit, fn, ints)
-    if grid * size > MAX_GRID_THREADS:
-        raise Unsupported(f"a grid of {grid} x {size} threads")
+        grids, dims = launch_dims(unit, fn, ints)
+    else:
+        grids, dims = (grid, 1, 1), (size, 1, 1)
+    threads = dims[0] * dims[1] * dims[2]
+    blocks = grids[0] * grids[1] * grids[2]
+    if min(grids + dims) < 1 or blocks * threads > MAX_GRID_THREADS:
+        raise Unsupported(f"a grid of {grids} blocks of {dims} threads")
     body = [s for s in fn.body.named_children if s.type != "comment"]
     syncs = region_start(unit, fn) is not None
     fx = BlockEffects()
-    for b in range(grid):
-        blk = Block(unit, fn, dict(ints, **{"blockIdx.x": b, "gridDim.x": grid}), size, fx)
+    shape = {f"gridDim.{a}": g for a, g in zip("xyz", grids)}
+    for b in range(blocks):
+        at = {"blockIdx.x": b % grids[0], "blockIdx.y": b // grids[0] % grids[1],
+              "blockIdx.z": b // (grids[0] * grids[1])}
+        blk = Block(unit, fn, dict(ints, **shape, **at), threads, fx, dims)
         if syncs:  # (Block.envs would clear the stores of the blocks before)
             blk.run(body, [th.parameters() for th in blk.threads])
         else:
@@ -200,4 +218,4 @@ def _source(t, k: int, index: str) -> str | None:
     return None
 
 
-__all__ = ["GridFold", "grid_fold", "grid_run", "launch_of", "same_grid_effects"]
+__all__ = ["GridFold", "grid_fold", "grid_run", "launch_dims", "launch_of", "same_grid_effects"]

@@ -1,0 +1,91 @@
+"""Two spellings of one kernel: model equivalence.
+
+Human-written versions of a kernel spell the same program in their own way, so a pass's
+result is rarely the next version token for token, nor always the same machine code.
+:func:`same_model` says whether two units' kernel does the same, as the model reads it:
+
+1. the same launches (:func:`kltrans.model.launch.same_launch`);
+2. with ``mechanisms``, the same kinds of mechanism
+   (:func:`kltrans.model.mechanisms.mechanism_kinds`: shared memory, a warp reduction,
+   vector types, unroll pragmas ... in any spelling, the technique aside);
+3. the same effects: one block run on the block machine (:func:`kltrans.model.block.
+   same_effects`) stores and folds the same at each launch, or else, with the same kinds
+   of collectives, the whole grid (:func:`kltrans.model.grid.same_grid_effects`) stores
+   the same values at the same elements and folds the same into each atomic address (the
+   work may be shared out among the blocks otherwise). Values compare as terms over the
+   inputs, up to reassociation (the caller's gate decides whether that is allowed).
+
+:func:`check_launches` gives the launches: each integer parameter a size drawn per
+launch (:func:`kltrans.model.effects.draws`), the known ones (``fixed``) kept; the grid
+is run at small sizes (:data:`GRID_SIZES`), where a whole 2-D launch fits the machine.
+
+Layering: :mod:`kltrans.model.block`, :mod:`kltrans.model.grid`, :mod:`kltrans.model.launch`,
+:mod:`kltrans.model.mechanisms`, :mod:`kltrans.syntax`.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from kltrans.model.block import same_effects
+from kltrans.model.collectives import collectives
+from kltrans.model.effects import draws
+from kltrans.model.grid import same_grid_effects
+from kltrans.model.launch import block_dim, same_launch
+from kltrans.model.mechanisms import mechanism_kinds
+from kltrans.syntax.contract import contracts
+
+if TYPE_CHECKING:  # pragma: no cover
+    from kltrans.syntax.unit import Unit
+
+#: the sizes of the grid runs: every integer parameter not fixed, at each launch
+GRID_SIZES = (37, 70)
+
+
+def check_launches(fn, size: int | None, fixed: dict | None = None, count: int = 2
+                   ) -> list[dict]:
+    """``count`` launches of ``fn`` for a block of ``size`` threads, ``fixed`` values kept."""
+    out = draws(fn, size, seed=0, count=count)
+    for ints in out:
+        ints.update(fixed or {})
+    return out
+
+
+def _small(launches: list[dict], fixed: dict) -> list[dict]:
+    out = []
+    for ints, v in zip(launches, GRID_SIZES * len(launches)):
+        out.append({k: (x if "." in k or k in fixed else v) for k, x in ints.items()})
+    return out
+
+
+def same_model(a: "Unit", b: "Unit", kernel: str, fixed: dict | None = None,
+               mechanisms: bool = False) -> tuple[bool, str]:
+    """Whether ``kernel`` of ``a`` and of ``b`` is one program as the model reads it (see
+    the module doc), with why (not)."""
+    fixed = fixed or {}
+    if not same_launch(a, b)[0]:
+        return False, "the launches differ"
+    if mechanisms:
+        ka, kb = mechanism_kinds(a), mechanism_kinds(b)
+        if ka != kb:
+            diff = sorted(ka ^ kb)
+            return False, f"the mechanisms differ ({', '.join(diff[:3])})"
+    fn = next((f for f in b.kernels() if f.name == kernel), None)
+    if fn is None:
+        return False, f"no kernel {kernel}"
+    c = contracts(b).get(kernel)
+    size = block_dim(c).value if c is not None else None
+    launches = check_launches(fn, size if isinstance(size, int) else None, fixed)
+    why = "no block size"
+    if isinstance(size, int):
+        ok, why = same_effects(a, b, kernel, launches, size)
+        if ok:
+            return ok, why
+    kinds = [{(c.scope, c.kind) for c in collectives(u) if c.scope != "thread"}
+             for u in (a, b)]
+    if kinds[0] != kinds[1]:
+        return False, why
+    return same_grid_effects(a, b, kernel, _small(launches, fixed))
+
+
+__all__ = ["GRID_SIZES", "check_launches", "same_model"]
