@@ -159,7 +159,9 @@ def test_generality_on_the_mini_suite(tmp_path):
     assert s["pairs"] == 1 and s["experts"] == 1
     # grid-stride explains the one step, both ways round
     assert s["pairs_fully_explained"] == 1 and s["actions_explained"] == s["actions"] > 0
+    assert sum(s["pairs_explained_by"].values()) == 1
     [row] = doc["lineages"]
+    assert s["pairs_explained_by"][row["pairs"][0]["equal"]] == 1
     assert "grid-stride" in row["pairs"][0]["pipeline"]
     # the walk takes the grid-stride loop out and ends with nothing left
     assert row["walk"]["termination"] == "naive" and row["walk"]["reached_naive"]

@@ -9,9 +9,10 @@ import os
 SCHEMA = 1
 
 # the summary keys: other tools read these (issue "Generality suite", item 4)
-SUMMARY_KEYS = ("pairs", "pairs_fully_explained", "actions", "actions_explained", "experts",
-                "experts_walked_to_naive", "false_naive", "forward_targets",
-                "forward_gate_passed", "forward_fraction_geomean", "expert_speedup_geomean")
+SUMMARY_KEYS = ("pairs", "pairs_fully_explained", "pairs_explained_by", "actions",
+                "actions_explained", "experts", "experts_walked_to_naive", "false_naive",
+                "forward_targets", "forward_gate_passed", "forward_fraction_geomean",
+                "expert_speedup_geomean")
 
 
 # what --merge checks an earlier report against (jsonschema)
@@ -70,6 +71,10 @@ def assemble(lineages, results: dict, config: dict) -> dict:
         "versions": sum(len(lin.versions) for lin in lineages),
         "pairs": sum(len(lin.versions) - 1 for lin in lineages),
         "pairs_fully_explained": sum(1 for p in ex if p["full"]) if "explain" in results else None,
+        # how the full explanations equal B: token for token, machine code, the model
+        "pairs_explained_by": {k: sum(1 for p in ex if p["full"] and p.get("equal") == k)
+                               for k in ("tokens", "machine code", "model")}
+        if "explain" in results else None,
         "actions": sum(p["actions"] for p in ex) if "explain" in results else None,
         "actions_explained": sum(p["explained"] for p in ex) if "explain" in results else None,
         "experts": len(rows),
@@ -130,7 +135,10 @@ def render_text(doc: dict) -> str:
         lines.append(f"{r['name']:<20} {r['family']:<11} {len(r['versions']):>4}  {full:>9} "
                      f"{acts:>9}  {walk:<22} {fw:<18} {spd:>7}")
     lines += ["", "summary:"]
-    lines.append(f"  steps fully explained    {_pct(s['pairs_fully_explained'], s['pairs'])}")
+    by = s.get("pairs_explained_by")
+    lines.append(f"  steps fully explained    {_pct(s['pairs_fully_explained'], s['pairs'])}"
+                 + (f"  (equal: {', '.join(f'{k} {v}' for k, v in by.items())})"
+                    if by and s["pairs_fully_explained"] else ""))
     lines.append(f"  edit actions explained   {_pct(s['actions_explained'], s['actions'])}")
     lines.append(f"  experts walked to naive  {_pct(s['experts_walked_to_naive'], s['experts'])}"
                  f"  (false naive: {'-' if s['false_naive'] is None else s['false_naive']})")
