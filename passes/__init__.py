@@ -8,6 +8,8 @@ imported only when the pass is used. It is published through the entry point
 CATALOGUE = {
     "scalarize-vectors": "passes.vector_views:ScalarizeVectors",
     "share-row": "passes.share_row:ShareRow",
+    "tree-order": "passes.tree_order:TreeOrder",
+    "interleave-tree": "passes.tree_order:InterleaveTree",
     "vectorize-views": "passes.vector_views:VectorizeViews",
     "add-launch-bounds": "passes.launch_bounds:AddLaunchBounds",
     "atomic-per-thread": "passes.block_reduce_atomic:AtomicPerThread",
