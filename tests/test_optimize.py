@@ -187,13 +187,13 @@ def test_memory_goes_on_to_the_next_lineage_when_one_is_spent():
 
 
 def test_a_rejected_candidate_is_recorded_with_its_stage():
-    """Seed 4's forced picks break gelu (a correct-stage rejection) and include
+    """Seed 8's forced picks break gelu (a correct-stage rejection) and include
     grid-stride{max-blocks=264}: correct, but two blocks of 256 threads per SM at the bench
     size. Without a GPU the performance model refuses it, and the log says the decision
     was modelled; what it keeps, it says why."""
-    doc = run(_opts("gelu", strategy="blind", budget=8, seed=4))  # (the draws shift with
-    gated = [c for c in doc["candidates"] if "evaluation" in c]  # the catalogue: seed 2 was
-    rej = [c for c in gated if c["verdict"] == "rejected"]  # this case before share-row)
+    doc = run(_opts("gelu", strategy="blind", budget=8, seed=8))  # (the draws shift with
+    gated = [c for c in doc["candidates"] if "evaluation" in c]  # the catalogue: seed 4 was
+    rej = [c for c in gated if c["verdict"] == "rejected"]  # this case before tree-order)
     for c in rej:
         assert c["stage"] in ("compile", "correct", "model") and c["reason"]
         assert (c["stage"] == "model") == c["reason"].startswith("modelled: ")
