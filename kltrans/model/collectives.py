@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING
 from kltrans.analysis import Affine, affine_of, barriers, enclosing_conditions, loops, sources, warp_uniform
 from kltrans.analysis.affine import THREAD_SYMBOLS, strip_parens
 from kltrans.model.ops import operations
-from kltrans.syntax.cuda import enclosing_function, find_functions
+from kltrans.syntax.cuda import enclosing_function, find_functions, subscript_index
 
 if TYPE_CHECKING:  # pragma: no cover
     from tree_sitter import Node
@@ -141,13 +141,6 @@ def _callee(unit, call) -> str:
     f = f.child_by_field_name("name") if f is not None and f.type == "template_function" else f
     named = f is not None and f.type in ("identifier", "qualified_identifier")
     return unit.text(f).split("::")[-1] if named else ""
-
-
-def _index(sub):
-    """The (first) index of a subscript; None for anything else."""
-    i = sub.child_by_field_name("indices") if sub.type == "subscript_expression" else None
-    kids = [c for c in i.named_children if c.type != "comment"] if i is not None else []
-    return kids[0] if kids else None
 
 
 def _fn_node(unit, node):
@@ -294,13 +287,13 @@ def _array_steps(unit, stmts):
     writes, out = {}, []
     for s in stmts:
         for a, left, _, _ in _assigns(unit, s):
-            w = _index(left) if _stmt(a).id == s.id else None
+            w = subscript_index(left) if _stmt(a).id == s.id else None
             if w is not None and _const(unit, w) is None:
                 writes.setdefault(_text(unit, left.child_by_field_name("argument")), w)
     for s in stmts:
         lefts = {left.id for _, left, _, _ in _assigns(unit, s)}
         for r in unit.nodes_of_type("subscript_expression", within=s):
-            arr, i = _text(unit, r.child_by_field_name("argument")), _index(r)
+            arr, i = _text(unit, r.child_by_field_name("argument")), subscript_index(r)
             d = _offset(unit, i, writes[arr]) if r.id not in lefts and arr in writes and i is not None \
                 and _stmt(r).id == s.id else None
             folds = _combine(unit, r, stmts, lambda t: True) if d is not None else []
@@ -452,7 +445,7 @@ def _warp_slots(ctx, found) -> list[Collective]:
     over the slots."""
     unit, out = ctx.unit, []
     for a, left, op, right in _assigns(unit, unit.root):
-        i = _index(left) if op == "=" else None
+        i = subscript_index(left) if op == "=" else None
         if i is None or _const(unit, i) is not None or not warp_uniform(unit, i).holds:
             continue
         fn, x = _fn_node(unit, a), _text(unit, right)
@@ -480,7 +473,7 @@ def _address(ctx, addr) -> tuple[str, bool]:
     if a.type == "pointer_expression" and ctx.unit.text(a).startswith("&"):
         a = strip_parens(a.child_by_field_name("argument"))
         while a.type == "subscript_expression":
-            if _index(a) is None or not warp_uniform(ctx.unit, _index(a)).holds:
+            if subscript_index(a) is None or not warp_uniform(ctx.unit, subscript_index(a)).holds:
                 return "", False
             a = strip_parens(a.child_by_field_name("argument"))
         if a.type == "identifier" and ctx.unit.text(a) in ctx.shared:

@@ -35,7 +35,7 @@ from kltrans.analysis.affine import strip_parens
 from kltrans.analysis.loops import loop_of
 from kltrans.model.collectives import collectives
 from kltrans.model.geometry import role_of
-from kltrans.syntax.cuda import enclosing_function
+from kltrans.syntax.cuda import enclosing_function, subscript_index
 
 if TYPE_CHECKING:  # pragma: no cover
     from tree_sitter import Node
@@ -84,14 +84,6 @@ def _body(node) -> list:
 def _subscripts(unit, node, array: str) -> list:
     return [n for n in unit.walk(node) if n.type == "subscript_expression"
             and _text(unit, n.child_by_field_name("argument")) == array]
-
-
-def _index(sub):
-    i = sub.child_by_field_name("indices") or sub.child_by_field_name("index")
-    if i is not None and i.type == "subscript_argument_list":
-        kids = [c for c in i.named_children if c.type != "comment"]
-        i = kids[0] if len(kids) == 1 else None
-    return i
 
 
 def _thread(unit, nodes) -> "Node | None":
@@ -150,7 +142,7 @@ def tree_loop(unit: "Unit", node: "Node") -> tuple[Tree | None, str]:
            for n in unit.walk(right)):
         return None, (f"the fold also writes {_text(unit, right).split('=')[0].strip()}: "
                       f"the slot a thread writes must stay where it is")
-    written = _index(left)
+    written = subscript_index(left)
     t = _thread(unit, [written, guard.child_by_field_name("condition"), *decls]) \
         if written is not None else None
     if t is None:
@@ -162,12 +154,12 @@ def tree_loop(unit: "Unit", node: "Node") -> tuple[Tree | None, str]:
         return None, "the written slot's index is not affine"
     read, indices = None, [(written, "W")]
     for sub in _subscripts(unit, right, array):
-        ra = affine_of(unit, _index(sub), env=env) if _index(sub) is not None else None
+        ra = affine_of(unit, subscript_index(sub), env=env) if subscript_index(sub) is not None else None
         if ra is not None and ra - wa == Affine.sym(loop.var):
-            read = _index(sub)
+            read = subscript_index(sub)
             indices.append((read, "R"))
         elif ra is not None and ra == wa:
-            indices.append((_index(sub), "W"))
+            indices.append((subscript_index(sub), "W"))
         else:
             return None, f"the fold reads {_text(unit, sub)}, neither slot of the pair"
     if read is None:

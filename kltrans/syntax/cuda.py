@@ -367,6 +367,17 @@ def find_functions(unit: "Unit") -> list[Function]:
     return out
 
 
+def subscript_index(sub: "Node") -> "Node | None":
+    """The one index of a subscript ``a[i]``; None for any other node or several indices."""
+    if sub is None or sub.type != "subscript_expression":
+        return None
+    i = sub.child_by_field_name("indices") or sub.child_by_field_name("index")
+    if i is not None and i.type == "subscript_argument_list":
+        kids = [c for c in i.named_children if c.type != "comment"]
+        i = kids[0] if len(kids) == 1 else None
+    return i
+
+
 def enclosing_function(unit: "Unit", node: "Node") -> Function | None:
     p = node.parent
     while p is not None:
