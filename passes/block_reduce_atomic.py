@@ -31,7 +31,7 @@ from kltrans.passes.rewrite import (
     declared_names, fresh_numbered as fresh, indent_of as line_indent, indent_step, inside,
     comments_above, dead_declarations, line_start, norm, remove_described, statements,
     drop_unused_definitions)
-from kltrans.model.accesses import typedefs
+from kltrans.model.accesses import accesses, typedefs
 from kltrans.model.block import leader_fold
 from kltrans.model.effects import draws
 from kltrans.model.launch import block_dim
@@ -1263,6 +1263,22 @@ class AtomicPerThread(Pass):
                 else:
                     edits.append(Edit.delete(decl.start_byte, decl.end_byte))
         return edits
+
+    def update_contract(self, contract, site, ctx):
+        if site.node.type != "call_expression" or contract.smem in ("0", ""):
+            return contract
+        got = _fold(site, ctx)
+        if isinstance(got, str):
+            return contract
+        region = _region(site, got)
+        lo, hi = region[0].start_byte, region[-1].end_byte
+        # the launch's dynamic shared memory goes with the fold when nothing else uses any
+        kept = [a for a in accesses(site.unit, site.function)
+                if a.space == "shared" and not lo <= a.node.start_byte < hi]
+        shared = [n for n in site.unit.walk(site.function.body)
+                  if n.type == "declaration" and not lo <= n.start_byte < hi
+                  and "__shared__" in site.unit.text(n).split()]
+        return contract if kept or shared else contract.with_(smem="0")
 
     def inverse_for(self, site, ctx):
         if site.node.type == "call_expression":

@@ -1,256 +1,105 @@
 """First add during load: ``reduce-during-load`` (optimize) and ``reduce-after-load`` (simplify).
 
-A block reduction whose load phase stores one guarded element per thread into shared
-memory, ``sdata[tid] = (i < n) ? in[i] : 0;``, combines ``factor`` elements ``blockDim.x``
-apart while loading instead (Harris' reduction #4), and the grid shrinks by the factor.
+A block reduction whose threads each stage one guarded element in their shared slot
+(``sdata[tid] = (i < n) ? in[i] : 0;``) combines ``factor`` elements a block apart while
+loading instead (Harris' reduction #4), and the grid shrinks by the factor. The load is
+read by the kernel model (:func:`kltrans.model.staging.staged_load`) in any spelling: a
+shared slot reached through an accessor or an ``extern`` buffer, the thread's index as a
+local or a builtin, a ``#define``, template or ``blockDim.x`` block, the value as one
+expression or as a local accumulator with guarded ``+=`` statements.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
-from kltrans.analysis.affine import Affine, affine_of
 from kltrans.analysis.pointers import pointer_params
 from kltrans.analysis.verdict import Verdict
 from kltrans.match import Rule
+from kltrans.model.geometry import role_of
+from kltrans.model.launch import Extent, block_dim, grid_dim
+from kltrans.model.staging import INFIX, staged_load
 from kltrans.passes import Choice, Pass, Precondition, option
+from kltrans.passes.manager import SkipSite
+from kltrans.passes.rewrite import (call_parts, contract_of, fresh_name, header_expr,
+                                    indent_of, insert_lines_before, int_text, remove_node,
+                                    render)
 from kltrans.syntax import Edit
-from kltrans.passes.guard import index_decl
-from kltrans.passes.rewrite import call_parts, contract_of, header_expr, norm
-from passes.warp_reduce import _int, _parse_tree, _squash, _strip, _values
+from kltrans.syntax.contract import ContractError, evaluate
 
 FACTORS = (2, 4, 8)
-LOAD_OPS = ("+", "|", "^")  # combined with infix operators; 0 is their identity
-FLOAT_TYPES = ("float", "double", "__half", "half", "__nv_bfloat16")
+_INTEGER = ("int", "unsigned", "long", "short", "char", "size_t", "int32_t", "uint32_t",
+            "int64_t", "uint64_t")
+_ADDS = """\
+{% for off in offs %}if ({{ i }} + {{ off }} < {{ n }}) {{ acc }} {{ op }}= {{ src }}[{{ i }} + {{ off }}];
+{% endfor %}"""
+_LOCAL = "{{ ty }} {{ acc }} = {{ first }};\n" + _ADDS + "{{ array }}[{{ t }}] = {{ acc }};"
+STORE = Rule(pattern="$A[$T] = $V;", inside_kernel=True)
+_TERM = "({{ i }} + {{ off }} < {{ n }} ? {{ src }}[{{ i }} + {{ off }}] : {{ pad }})"
 
 
-def _parts(unit, node):
-    """(cond, then, else) of a (parenthesized) conditional expression, or None."""
-    node = _strip(node)
-    if node is None or node.type != "conditional_expression":
-        return None
-    return (_strip(node.child_by_field_name("condition")),
-            _strip(node.child_by_field_name("consequence")),
-            _strip(node.child_by_field_name("alternative")))
-
-
-def _guarded_load(unit, node):
-    """(index name, bound node, input name, pad node) of ``(I < N) ? IN[I] : Z``."""
-    got = _parts(unit, node)
-    if got is None:
-        return None
-    cond, then, pad = got
-    if cond is None or cond.type != "binary_expression" or \
-            unit.text(cond.child_by_field_name("operator")) != "<":
-        return None
-    i = _strip(cond.child_by_field_name("left"))
-    if i is None or i.type != "identifier" or then is None or then.type != "subscript_expression":
-        return None
-    arr = then.child_by_field_name("argument")
-    idx = [c for c in then.child_by_field_name("indices").named_children if c.type != "comment"]
-    if arr is None or arr.type != "identifier" or len(idx) != 1 or unit.text(idx[0]) != unit.text(i):
-        return None
-    return unit.text(i), cond.child_by_field_name("right"), unit.text(arr), pad
-
-
-@dataclass
-class _Load:
-    stmt: object
-    assign: object
-    shared: str
-    tid: str
-    rhs: object
-    index: str
-    bound: object
-    src: str
-    pad: object
-    decl: object  # IndexDecl of the index
-    stride: object  # X in blockIdx.x * X (node)
-    terms: list  # reduce-after-load: the F guarded terms
-    factor: int
-
-
-def _block_factor(unit, value):
-    """The node X of the product ``blockIdx.x * X`` in ``value`` (or why not)."""
-    found = []
-    for n in unit.walk(value):
-        if n.type == "field_expression" and _squash(unit.text(n)) == "blockIdx.x":
-            found.append(n)
-    if len(found) != 1:
-        return None, f"`{norm(unit.text(value))}` names blockIdx.x {len(found)} times"
-    p = found[0].parent
-    while p is not None and p.type == "parenthesized_expression":
-        p = p.parent
-    if p is None or p.type != "binary_expression" or \
-            unit.text(p.child_by_field_name("operator")) != "*":
-        return None, f"blockIdx.x in `{norm(unit.text(value))}` is not multiplied by the block size"
-    sides = [p.child_by_field_name(k) for k in ("left", "right")]
-    other = sides[1] if _strip(sides[0]).start_byte == found[0].start_byte or \
-        sides[0].start_byte <= found[0].start_byte < sides[0].end_byte else sides[0]
-    return other, None
-
-
-def _load(site, after: bool) -> "_Load | str":
-    unit, fn = site.unit, site.function
-    assign = site.node
-    stmt = assign.parent
-    if stmt is None or stmt.type != "expression_statement":
-        return "the store is not a statement of its own"
-    lhs = _strip(assign.child_by_field_name("left"))
-    if lhs.type != "subscript_expression":
-        return "the store does not write an array element"
-    shared = unit.text(lhs.child_by_field_name("argument"))
-    if not any(d.name == shared and d.function in (fn.name, None) for d in unit.shared_decls()):
-        return f"{shared} is not a __shared__ array"
-    tid_n = [c for c in lhs.child_by_field_name("indices").named_children if c.type != "comment"]
-    if len(tid_n) != 1 or affine_of(unit, tid_n[0], fn) != Affine.sym("threadIdx.x"):
-        return f"the store `{norm(unit.text(lhs))}` is not indexed by threadIdx.x"
-    tid = norm(unit.text(tid_n[0]))
-    rhs = _strip(assign.child_by_field_name("right"))
-    terms = [rhs]
-    if after:
-        terms = []
-        x = rhs
-        while True:
-            xs = _strip(x)
-            if xs.type != "binary_expression" or \
-                    unit.text(xs.child_by_field_name("operator")) not in LOAD_OPS or \
-                    _parts(unit, xs.child_by_field_name("right")) is None:
-                break
-            terms.insert(0, xs.child_by_field_name("right"))
-            x = xs.child_by_field_name("left")
-        terms.insert(0, x)
-        if len(terms) not in FACTORS:
-            return f"the store combines {len(terms)} guarded loads, not 2, 4 or 8"
-        if terms[0].type != "parenthesized_expression":
-            return "the first guarded load is not parenthesized"
-    g = _guarded_load(unit, terms[0])
-    if g is None:
-        return "the stored value is not `(i < n) ? in[i] : pad`"
-    index, bound, src, pad = g
-    d = index_decl(unit, fn, index)
-    if isinstance(d, str):
-        return d
-    stride, why = _block_factor(unit, d.value)
-    if stride is None:
-        return why
-    f = len(terms)
-    if after:
-        st = _strip(stride)
-        m = None
-        if st.type == "binary_expression" and unit.text(st.child_by_field_name("operator")) == "*":
-            m = _int(unit.text(st.child_by_field_name("right")))
-        if stride.type != "parenthesized_expression" or m != f:
-            return f"`{index} = {norm(unit.text(d.value))}` does not scale the block size by {f}"
-        stride = st.child_by_field_name("left")
-        a = affine_of(unit, stride, fn)
-        want = Affine.sym("blockIdx.x") * a * f + Affine.sym("threadIdx.x") if a is not None \
-            else None
-    else:
-        a = affine_of(unit, stride, fn)
-        want = Affine.sym("blockIdx.x") * a + Affine.sym("threadIdx.x") if a is not None else None
-    got = affine_of(unit, d.value, fn)
-    if want is None or got is None or got != want:
-        return f"`{index} = {norm(unit.text(d.value))}` is not blockIdx.x * B + threadIdx.x"
-    for n in unit.walk(fn.body):
-        if n.type == "identifier" and unit.text(n) == index and \
-                not (d.decl.start_byte <= n.start_byte < d.decl.end_byte) and \
-                not (stmt.start_byte <= n.start_byte < stmt.end_byte):
-            return (f"{index} is used at line {unit.line_col(n.start_byte)[0]} outside the load: "
-                    "the rest of the kernel must see the data only through the shared array")
-    ld = _Load(stmt, assign, shared, tid, rhs, index, bound, src, pad, d, stride, terms, f)
-    if after:
-        want_txt = _combined(unit, ld, f, unit.text(terms[0])[1:-1], _join_op(unit, rhs, f))
-        if _squash(want_txt) != _squash(unit.text(rhs)):
-            return "the guarded loads are not the ones reduce-during-load writes"
+def _load(site, factor_one: bool):
+    ld, why = staged_load(site.unit, site.node)
+    if ld is None:
+        raise SkipSite(why)
+    if factor_one != (ld.factor == 1):
+        raise SkipSite(f"the slot already combines {ld.factor} loads" if factor_one else
+                       "the slot holds one load: nothing to undo")
     return ld
 
 
-def _join_op(unit, rhs, f) -> str:
-    x = _strip(rhs)
-    return unit.text(x.child_by_field_name("operator")) if x.type == "binary_expression" else "+"
+def _paren(text: str) -> str:
+    return text if re.fullmatch(r"[\w.]+(\(\)[\w.]*)*", text) else f"({text})"
 
 
-def _combined(unit, ld: _Load, f: int, first: str, op: str) -> str:
-    from kltrans.passes.rewrite import indent_of as line_indent
-
-    indent = line_indent(unit, ld.stmt.start_byte)
-    """``(first) op (i + B < n ? in[i + B] : pad) op ...`` for ``f`` elements."""
-    b = norm(unit.text(ld.stride))
-    if ld.stride.type not in ("identifier", "field_expression", "number_literal"):
-        b = f"({b})"
-    terms = [f"({first})"]
-    for k in range(1, f):
-        off = b if k == 1 else f"{k} * {b}"
-        terms.append(f"({ld.index} + {off} < {norm(unit.text(ld.bound))} ? "
-                     f"{ld.src}[{ld.index} + {off}] : {norm(unit.text(ld.pad))})")
-    if f == 2:
-        return f" {op} ".join(terms)
-    return f"\n{indent}    {op} ".join(terms)
+def _offsets(ld, factor: int) -> list[str]:
+    b = _paren(ld.block)
+    return [b if k == 1 else f"{k} * {b}" for k in range(1, factor)]
 
 
-def _tree_after(site, ld: _Load):
-    """The tree reduction over the shared array later in the kernel, or None."""
-    unit = site.unit
-    for n in unit.walk(site.function.body):
-        if n.start_byte > ld.stmt.end_byte and n.type in ("for_statement", "while_statement"):
-            for reduced in (False, True):
-                t = _parse_tree(unit, n, reduced)
-                if not isinstance(t, str) and t.arr == ld.shared:
-                    return t
-    return None
+def _zero(text: str) -> bool:
+    t = text.strip().rstrip("fFuUlL")
+    try:
+        return float(t) == 0
+    except ValueError:
+        return False
 
 
 # ------------------------------------------------------------------ preconditions
-def _load_form(site, ctx) -> Verdict:
-    ld = _load(site, after=False)
-    if isinstance(ld, str):
-        return Verdict.no(ld)
-    return Verdict.yes(f"{ld.shared}[{ld.tid}] = guarded {ld.src}[{ld.index}], {ld.index} = "
-                       f"blockIdx.x * {norm(site.unit.text(ld.stride))} + threadIdx.x, used "
-                       "nowhere else")
-
-
-def _elem_type(site, ld) -> str | None:
-    for p in pointer_params(site.unit, site.function):
-        if p.name == ld.src:
-            return norm(p.param.base_type)
-    return None
+def _staged(site, ctx) -> Verdict:
+    optimize = site.pass_.kind == "optimize"
+    ld, why = staged_load(site.unit, site.node)
+    if ld is None:
+        return Verdict.no(why)
+    if optimize and ld.factor != 1:
+        return Verdict.no(f"the slot already combines {ld.factor} loads")
+    if not optimize and (ld.factor == 1 or ld.block is None):
+        return Verdict.no("the slot holds one load: nothing to undo" if ld.factor == 1 else
+                          "the block size the loads step by is not written apart")
+    return Verdict.yes(f"{ld.array}[{ld.thread}] = {why}, {ld.index} used nowhere else")
 
 
 def _operator(site, ctx) -> Verdict:
-    ld = _load(site, after=False)
-    if isinstance(ld, str):
-        return Verdict.no(ld)
-    t = _tree_after(site, ld)
-    if t is None:
-        return Verdict.no(f"no tree reduction over {ld.shared} follows the load: the operator "
-                          "to combine with is unknown")
-    if t.combine not in LOAD_OPS:
-        return Verdict.no(f"the tree combines with `{t.combine}`; only + | ^ (identity 0) are "
+    ld = _load(site, True)
+    if ld.op not in INFIX:
+        return Verdict.no(f"the tree folds with {ld.op}; only sum, or, xor (identity 0) are "
                           "combined during the load")
-    if _int(norm(site.unit.text(ld.pad)).rstrip("fF").replace(".0", "").replace(".", "")) != 0:
-        return Verdict.no(f"the padding `{norm(site.unit.text(ld.pad))}` is not 0, the identity "
-                          f"of `{t.combine}`")
-    ty = _elem_type(site, ld)
-    if ty is None:
-        return Verdict.unknown(f"the element type of {ld.src} is not known")
-    if ty in FLOAT_TYPES or ty not in ("int", "unsigned", "unsigned int", "long long",
-                                       "unsigned long long", "long", "unsigned long"):
-        if t.combine != "+":
-            return Verdict.no(f"`{t.combine}` on {ty}")
-        if not ctx.assumed("reassoc"):
-            return Verdict.unknown(f"{ty} + is regrouped (each thread first adds its "
-                                   f"{site.pass_.factor if site.pass_ else 2} elements): give "
-                                   "--assume reassoc to accept the rounding change")
-        return Verdict.yes(f"{ty} + regrouped, --assume reassoc given")
-    return Verdict.yes(f"`{t.combine}` on {ty} is associative and commutative: exact")
+    if not _zero(ld.pad):
+        return Verdict.no(f"the padding `{ld.pad}` is not 0, the identity of {ld.op}")
+    ty = ld.elem_type or ""
+    if any(w in ty.split() for w in _INTEGER):
+        return Verdict.yes(f"{ld.op} on {ty} is exact in any grouping")
+    if ld.op != "sum":
+        return Verdict.no(f"{ld.op} on {ty or 'an unknown type'}")
+    if not ctx.assumed("reassoc"):
+        return Verdict.unknown(f"{ty or 'the'} sum is regrouped (each thread first adds its "
+                               "elements): give --assume reassoc to accept the rounding change")
+    return Verdict.yes(f"{ty} sum regrouped, --assume reassoc given")
 
 
 def _read_only(site, ctx) -> Verdict:
-    ld = _load(site, after=False)
-    if isinstance(ld, str):
-        return Verdict.no(ld)
+    ld = _load(site, True)
     p = next((p for p in pointer_params(site.unit, site.function) if p.name == ld.src), None)
     if p is None:
         return Verdict.unknown(f"{ld.src} is not a pointer parameter")
@@ -262,47 +111,46 @@ def _read_only(site, ctx) -> Verdict:
     return Verdict.yes(f"{ld.src} is only read")
 
 
-def _contract(site, ctx) -> Verdict:
-    ld = _load(site, after=False)
-    if isinstance(ld, str):
-        return Verdict.no(ld)
+def _grid(site):
+    ld = _load(site, True)
     c, why = contract_of(site)
     if c is None:
+        return ld, c, None, why
+    return ld, c, grid_dim(c), None
+
+
+def _grid_shape(site, ctx) -> Verdict:
+    ld, c, g, why = _grid(site)
+    if g is None:
         return Verdict.no(why)
-    got = call_parts(c.grid[0])
-    n = norm(site.unit.text(ld.bound))
-    if got is None or len(got[1]) != 2 or norm(got[1][0]) != n:
-        return Verdict.no(f"grid={c.grid[0]} is not ceil_div({n}, B): one block per "
-                          f"block-sized chunk of the {n} elements is what the factor divides")
-    return Verdict.yes(f"grid={c.grid[0]}: becomes ceil_div({c.grid[0]}, F)")
+    if not g.covers or g.cap is not None:
+        return Verdict.no(g.reason or f"grid={g.text} is capped: the kernel is not one element "
+                          "per thread")
+    if not g.counts(ld.bound):
+        return Verdict.no(f"grid={g.text} covers {g.count}, not the load's bound {ld.bound}")
+    return Verdict.yes(f"grid={g.text}: one block per {g.per_block.text} of the {ld.bound} "
+                       "elements, divided by the factor")
 
 
 def _block_stride(site, ctx) -> Verdict:
-    ld = _load(site, after=False)
-    if isinstance(ld, str):
-        return Verdict.no(ld)
-    c, why = contract_of(site)
-    if c is None:
-        return Verdict.no(why)
-    x = norm(site.unit.text(ld.stride))
-    got = call_parts(c.grid[0])
-    if got is None or len(got[1]) != 2:
-        return Verdict.no(f"grid={c.grid[0]} is not ceil_div(n, B)")
-    if x == "blockDim.x" and norm(got[1][1]) == norm(c.block[0]):
-        return Verdict.yes(f"the stride is blockDim.x = {c.block[0]}, the grid's chunk")
-    vals = [_values(site, ctx, e) for e in (x.replace("blockDim.x", f"({c.block[0]})"),
-                                            c.block[0], got[1][1])]
-    if any(v[0] is None for v in vals):
-        return Verdict.unknown(f"cannot tell that `{x}`, the block {c.block[0]} and the grid's "
-                               f"chunk {got[1][1]} are equal")
-    if not (vals[0][0] == vals[1][0] == vals[2][0]) or len(vals[0][0]) != 1:
-        return Verdict.no(f"`{x}` ({vals[0][0]}), the block ({vals[1][0]}) and the grid's chunk "
-                          f"({vals[2][0]}) differ: the second load would skip or repeat elements")
-    return Verdict.yes(f"`{x}` = the block = the grid's chunk = {vals[0][0][0]}")
-
-
-LOAD = Rule(pattern="$A[$T] = $V", inside_kernel=True,
-            constraints={"V": {"kind": ("conditional_expression", "parenthesized_expression")}})
+    ld, c, g, why = _grid(site)
+    if g is None or g.per_block is None:
+        return Verdict.no(why or g.reason)
+    r = role_of(site.unit, ld.scale)
+    consts = dict(c.constants)
+    try:
+        b = Extent(ld.block, evaluate(ld.block, consts))
+    except (ContractError, ValueError, SyntaxError):
+        b = Extent(ld.block, None)
+    block = block_dim(c)
+    same_b = (r is not None and r.kind == "block-size" and r.dim == "x") or b.same(block)
+    if not same_b:
+        return Verdict.no(f"the index steps by {ld.block} per block while the block is "
+                          f"{block.text}: the next load would not be one block further")
+    if not g.per_block.same(block):
+        return Verdict.no(f"the grid's chunk {g.per_block.text} and the block {block.text} "
+                          "differ: the second load would skip or repeat elements")
+    return Verdict.yes(f"{ld.block} = the block = the grid's chunk ({block.text})")
 
 
 @dataclass(frozen=True)
@@ -319,93 +167,131 @@ class ReduceDuringLoad(Pass):
 
     After ``reduce-during-load{factor=2}``::
 
-        // kltrans: launch reduce grid=ceil_div(ceil_div(n, 256), 2) block=256
+        // kltrans: launch reduce grid=ceil_div(n, 2 * 256) block=256
         unsigned int i = blockIdx.x * (blockDim.x * 2) + threadIdx.x;
-        sdata[tid] = ((i < n) ? in[i] : 0) + (i + blockDim.x < n ? in[i + blockDim.x] : 0);
+        float sum = (i < n) ? in[i] : 0;
+        if (i + blockDim.x < n) sum += in[i + blockDim.x];
+        sdata[tid] = sum;
 
-    A block covers ``factor`` block-sized chunks; each thread adds its elements (every one
-    under its own bound check, so no divisibility fact is needed) before the tree, which is
-    unchanged. The launch header's grid is divided by the factor. The block size may be
-    written ``blockDim.x`` or as a constant (``#define BLOCK``, a template parameter), in
-    either order of the product (``threadIdx.x + BLOCK * blockIdx.x``).
+    A block covers ``factor`` block-sized chunks; each thread folds its elements (each
+    under its own bound check, so no divisibility fact is needed) before the tree, which
+    is unchanged. The grid is divided by the factor.
 
-    Preconditions: load-form (layout: ``A[tid] = (i < n) ? in[i] : pad`` with ``A``
-    __shared__, ``tid`` = threadIdx.x and ``i = blockIdx.x * B + threadIdx.x`` used nowhere
-    else: the rest of the kernel sees the data only through ``A``), operator (dtype: the
-    tree after the load combines with + | ^ and the pad is 0, its identity; integer
-    operands are exact; float + is regrouped and needs the context fact ``--assume
-    reassoc``), input-read-only (storage: the kernel never writes ``in``), grid-shape
-    (pipeline: the header's grid is ``ceil_div(n, B)`` with the load's bound ``n``),
-    block-stride (hardware: ``B`` in the index, the 1-D block and the grid's chunk are the
-    same size).
+    Preconditions: staged-load (layout: the kernel model reads the store as one guarded
+    load ``in[i]`` staged in the thread's shared slot before a block tree, ``i =
+    blockIdx.x * B + threadIdx.x`` used nowhere else), operator (dtype: the tree folds
+    with sum, or, xor and the pad is 0; integers are exact; a float sum is regrouped and
+    needs ``--assume reassoc``), input-read-only (storage: the kernel never writes
+    ``in``), grid-shape (pipeline: the contract's grid covers the load's bound ``n`` with
+    no cap), block-stride (hardware: ``B``, the block and the grid's chunk are one size).
 
-    Options: ``factor`` (2, 4 or 8 elements per thread during the load; default 2).
+    Options: ``factor`` (2, 4 or 8 elements per thread; default 2), ``form`` (``local``:
+    a local accumulator with guarded ``op=`` statements, the CUDA samples' spelling;
+    ``expression``: one folded expression in the store).
     """
 
     name = "reduce-during-load"
     kind = "optimize"
     inverse = "reduce-after-load"
-    anchor = LOAD
+    anchor = STORE
     preconditions = (
-        Precondition("load-form", "layout",
-                     "A[tid] = (i < n) ? in[i] : pad, i = blockIdx.x * B + threadIdx.x used only "
-                     "there", _load_form),
+        Precondition("staged-load", "layout",
+                     "one guarded load staged in the thread's slot before a block tree",
+                     _staged),
         Precondition("operator", "dtype",
-                     "the tree combines with + | ^ and pad 0; float + needs --assume reassoc",
+                     "the tree folds with sum | or | xor and pad 0; float sums need reassoc",
                      _operator),
         Precondition("input-read-only", "storage", "the kernel never writes the input",
                      _read_only),
-        Precondition("grid-shape", "pipeline", "the header's grid is ceil_div(n, B)", _contract),
+        Precondition("grid-shape", "pipeline", "the grid covers the load's bound, uncapped",
+                     _grid_shape),
         Precondition("block-stride", "hardware",
-                     "B in the index equals the block and the grid's chunk", _block_stride),
+                     "the index's block, the block and the grid's chunk are one size",
+                     _block_stride),
     )
 
     factor: int = option(2, Choice(*FACTORS), "elements combined per thread during the load",
-                                              tune=True)
+                         tune=True)
+    form: str = option("local", Choice("local", "expression"),
+                       "how the combined value is written")
 
     def rewrite(self, site, ctx):
-        unit = site.unit
-        ld = _load(site, after=False)
-        t = _tree_after(site, ld)
-        x = unit.text(ld.stride)
-        return [Edit(ld.stride.start_byte, ld.stride.end_byte, f"({x} * {self.factor})"),
-                Edit(ld.rhs.start_byte, ld.rhs.end_byte,
-                     _combined(unit, ld, self.factor, unit.text(ld.rhs), t.combine))]
+        unit, ld = site.unit, _load(site, True)
+        offs, op = _offsets(ld, self.factor), INFIX[ld.op]
+        env = dict(i=ld.index, n=ld.bound, src=ld.src, op=op, offs=offs)
+        edits = [Edit(ld.scale.start_byte, ld.scale.end_byte,
+                      f"({unit.text(ld.scale)} * {self.factor})")]
+        if ld.form == "local":
+            edits.append(insert_lines_before(unit, ld.store, render(_ADDS, acc=ld.local, **env)))
+        elif self.form == "local":
+            acc = fresh_name(unit, site.function.node, ("sum", "acc", "total"))
+            text = render(_LOCAL, indent_of(unit, ld.store.start_byte), acc=acc,
+                          ty=ld.elem_type or "auto", first=unit.text(ld.value),
+                          array=ld.array, t=ld.thread, **env)
+            edits.append(Edit(ld.store.start_byte, ld.store.end_byte, text))
+        else:
+            terms = [f"({unit.text(ld.value)})"] + [render(_TERM, off=o, pad=ld.pad, **env)
+                                                    for o in offs]
+            edits.append(Edit(ld.value.start_byte, ld.value.end_byte, f" {op} ".join(terms)))
+        return edits
 
     def update_contract(self, contract, site, ctx):
-        g = contract.grid[0]
-        fn = "CEIL_DIV" if g.startswith("CEIL_DIV(") else "ceil_div"
-        return contract.with_(grid=(f"{fn}({g}, {self.factor})",))
+        g = grid_dim(contract)
+        if g.covers and g.cap is None and call_parts(g.text, ("ceil_div",)):
+            return contract.with_(grid=(header_expr(
+                f"ceil_div({g.count}, {self.factor} * {_paren(g.per_block.text)})"),))
+        fn = "CEIL_DIV" if g.text.startswith("CEIL_DIV(") else "ceil_div"
+        return contract.with_(grid=(f"{fn}({g.text}, {self.factor})",))
 
     def inverse_for(self, site, ctx):
-        return ReduceAfterLoad()
+        ld = _load(site, True)
+        return ReduceAfterLoad(local="keep" if ld.form == "local" or self.form != "local"
+                               else "inline")
 
 
 # ------------------------------------------------------------------------ inverse
-def _combined_form(site, ctx) -> Verdict:
-    ld = _load(site, after=True)
-    if isinstance(ld, str):
-        return Verdict.no(ld)
-    return Verdict.yes(f"{ld.factor} guarded loads of {ld.src}, {ld.index} = blockIdx.x * "
-                       f"({norm(site.unit.text(ld.stride))} * {ld.factor}) + threadIdx.x")
+def _one_grid(contract, factor: int) -> str | None:
+    """The grid of one element per thread, from one of ``factor`` elements per thread."""
+    got = call_parts(contract.grid[0])
+    if got is not None and len(got[1]) == 2 and int_text(got[1][1]) == factor:
+        return got[1][0]                      # ceil_div(G, F)
+    g = grid_dim(contract)
+    if not g.covers or g.cap is not None:
+        return None
+    m = re.fullmatch(rf"\s*\(?\s*{factor}\s*\*\s*(.+?)\s*\)?\s*", g.per_block.text)
+    per = m.group(1) if m else (str(g.per_block.value // factor)
+                                if g.per_block.value and g.per_block.value % factor == 0
+                                else None)
+    fn = call_parts(g.text)
+    return None if per is None else f"{fn[0] if fn else 'ceil_div'}({g.count}, {per})"
 
 
 def _grid_back(site, ctx) -> Verdict:
-    ld = _load(site, after=True)
-    if isinstance(ld, str):
-        return Verdict.no(ld)
+    ld = _load(site, False)
     c, why = contract_of(site)
     if c is None:
         return Verdict.no(why)
-    got = call_parts(c.grid[0])
-    if got is None or len(got[1]) != 2 or _int(got[1][1]) != ld.factor:
-        return Verdict.no(f"grid={c.grid[0]} is not ceil_div(G, {ld.factor}): cannot tell the "
-                          "grid of one element per thread")
-    return Verdict.yes(f"grid={c.grid[0]}: restored to {got[1][0]}")
+    g = _one_grid(c, ld.factor)
+    if g is None:
+        return Verdict.no(f"grid={c.grid[0]} is not ceil_div(G, {ld.factor}) nor a grid of "
+                          f"{ld.factor} block-sized chunks per block: cannot tell the grid of "
+                          "one element per thread")
+    return Verdict.yes(f"grid={c.grid[0]}: back to {g}")
 
 
-LOADS = Rule(pattern="$A[$T] = $V", inside_kernel=True,
-             constraints={"V": {"kind": "binary_expression"}})
+def _local_dead(site, ctx) -> Verdict:
+    ld = _load(site, False)
+    if site.pass_.local == "keep" or ld.form != "local":
+        return Verdict.yes("the value's spelling is kept")
+    keep = [ld.local_decl, ld.store, *(t.node for t in ld.terms[1:])]
+    other = [n for n in site.unit.walk(site.function.body)
+             if n.type == "identifier" and site.unit.text(n) == ld.local
+             and not any(k.start_byte <= n.start_byte < k.end_byte for k in keep)]
+    if other:
+        return Verdict.no(f"{ld.local} is used at line "
+                          f"{site.unit.line_col(other[0].start_byte)[0]} after the store: it "
+                          "cannot be inlined")
+    return Verdict.yes(f"{ld.local} is used only to stage the value")
 
 
 @dataclass(frozen=True)
@@ -414,51 +300,64 @@ class ReduceAfterLoad(Pass):
 
     Before::
 
-        // kltrans: launch reduce grid=ceil_div(ceil_div(n, 256), 2) block=256
+        // kltrans: launch reduce grid=ceil_div(n, 2 * 256) block=256
         unsigned int i = blockIdx.x * (blockDim.x * 2) + threadIdx.x;
-        sdata[tid] = ((i < n) ? in[i] : 0) + (i + blockDim.x < n ? in[i + blockDim.x] : 0);
+        T sum = (i < n) ? in[i] : 0;
+        if (i + blockDim.x < n) sum += in[i + blockDim.x];
+        sdata[tid] = sum;
 
     After ``reduce-after-load``::
 
         // kltrans: launch reduce grid=ceil_div(n, 256) block=256
         unsigned int i = blockIdx.x * blockDim.x + threadIdx.x;
-        sdata[tid] = (i < n) ? in[i] : 0;
+        T sum = (i < n) ? in[i] : 0;
+        sdata[tid] = sum;
 
-    Preconditions: combined-form (layout: the store is exactly the 2, 4 or 8 guarded loads
-    reduce-during-load writes, the index ``blockIdx.x * (B * F) + threadIdx.x`` used
-    nowhere else), grid-back (pipeline: the header's grid is ``ceil_div(G, F)``, restored
-    to ``G``).
+    Preconditions: staged-load (layout: the kernel model reads the store as 2, 4 or 8
+    guarded loads a block apart, folded in one expression or a local, before a block
+    tree, the index ``blockIdx.x * (B * F) + threadIdx.x`` used nowhere else), grid-back
+    (pipeline: the grid is ``ceil_div(G, F)`` or covers ``F`` chunks per block), local-dead
+    (storage: with ``local=inline``, the accumulator is used only to stage the value).
 
-    Options: none.
+    Options: ``local`` (``keep``, the default: a local accumulator stays, with only its
+    first load; ``inline``: the first load goes back into the store, the local is dropped).
     """
 
     name = "reduce-after-load"
     kind = "simplify"
     inverse = "reduce-during-load"
-    anchor = LOADS
+    anchor = STORE
     preconditions = (
-        Precondition("combined-form", "layout",
-                     "the store adds the F guarded loads reduce-during-load writes",
-                     _combined_form),
-        Precondition("grid-back", "pipeline", "the header's grid is ceil_div(G, F)", _grid_back),
+        Precondition("staged-load", "layout",
+                     "F guarded loads a block apart staged in the thread's slot", _staged),
+        Precondition("grid-back", "pipeline", "the grid of one element per thread is known",
+                     _grid_back),
+        Precondition("local-dead", "storage", "an inlined accumulator has no other use",
+                     _local_dead),
     )
 
+    local: str = option("keep", Choice("keep", "inline"), "what becomes of a local accumulator")
+
     def rewrite(self, site, ctx):
-        unit = site.unit
-        ld = _load(site, after=True)
-        scaled = ld.stride.parent  # B * F
-        paren = scaled.parent
-        first = unit.text(ld.terms[0])[1:-1]
-        return [Edit(paren.start_byte, paren.end_byte, unit.text(ld.stride)),
-                Edit(ld.rhs.start_byte, ld.rhs.end_byte, first)]
+        unit, ld = site.unit, _load(site, False)
+        edits = [Edit(ld.scale.start_byte, ld.scale.end_byte, ld.block)]
+        if ld.form == "expression":
+            first = ld.terms[0].node
+            edits.append(Edit(ld.value.start_byte, ld.value.end_byte, unit.text(first)))
+            return edits
+        edits += [remove_node(unit, t.node) for t in ld.terms[1:]]
+        if self.local == "inline":
+            first = ld.local_decl.child_by_field_name("declarator").child_by_field_name("value")
+            edits += [remove_node(unit, ld.local_decl),
+                      Edit(ld.value.start_byte, ld.value.end_byte, unit.text(first))]
+        return edits
 
     def update_contract(self, contract, site, ctx):
-        got = call_parts(contract.grid[0])
-        ld = _load(site, after=True)
-        if got is None or len(got[1]) != 2 or isinstance(ld, str) or _int(got[1][1]) != ld.factor:
-            return contract
-        return contract.with_(grid=(header_expr(got[1][0]),))
+        ld, _ = staged_load(site.unit, site.node)
+        g = _one_grid(contract, ld.factor) if ld is not None else None
+        return contract if g is None else contract.with_(grid=(header_expr(g),))
 
     def inverse_for(self, site, ctx):
-        ld = _load(site, after=True)
-        return ReduceDuringLoad(factor=ld.factor)
+        ld = _load(site, False)
+        return ReduceDuringLoad(factor=ld.factor,
+                                form="local" if ld.form == "local" else "expression")

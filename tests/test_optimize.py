@@ -187,13 +187,17 @@ def test_memory_goes_on_to_the_next_lineage_when_one_is_spent():
 
 
 def test_a_rejected_candidate_is_recorded_with_its_stage():
-    """Seed 8's forced picks break gelu (a correct-stage rejection) and include
+    """Blind forced picks break gelu (a correct-stage rejection) and include
     grid-stride{max-blocks=264}: correct, but two blocks of 256 threads per SM at the bench
     size. Without a GPU the performance model refuses it, and the log says the decision
-    was modelled; what it keeps, it says why."""
-    doc = run(_opts("gelu", strategy="blind", budget=8, seed=8))  # (the draws shift with
-    gated = [c for c in doc["candidates"] if "evaluation" in c]  # the catalogue: seed 4 was
-    rej = [c for c in gated if c["verdict"] == "rejected"]  # this case before tree-order)
+    was modelled; what it keeps, it says why. Which seed draws both moves with the
+    catalogue, so the first of 16 seeds that does is used (4 today)."""
+    for seed in range(16):
+        doc = run(_opts("gelu", strategy="blind", budget=8, seed=seed))
+        gated = [c for c in doc["candidates"] if "evaluation" in c]
+        rej = [c for c in gated if c["verdict"] == "rejected"]
+        if {c["stage"] for c in rej} >= {"correct", "model"}:
+            break
     for c in rej:
         assert c["stage"] in ("compile", "correct", "model") and c["reason"]
         assert (c["stage"] == "model") == c["reason"].startswith("modelled: ")

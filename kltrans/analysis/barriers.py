@@ -65,7 +65,7 @@ tex1Dfetch tex1D tex2D tex3D surf2Dread surf2Dwrite static_assert sizeof alignof
 """.split())
 _CG_METHODS = {"thread_rank", "size", "num_threads", "shfl", "shfl_down", "shfl_up", "shfl_xor",
                "any", "all", "ballot", "match_any", "match_all", "meta_group_rank",
-               "meta_group_size", "group_index", "thread_index", "dim_threads", "block_rank",
+               "meta_group_size", "group_index", "thread_index", "dim_threads", "group_dim", "block_rank",
                "is_valid", "num_blocks", "block_index", "dim_blocks", "thread_rank", "x", "y", "z"}
 _CG_FUNCS = {"this_thread_block", "this_grid", "this_cluster", "tiled_partition",
              "coalesced_threads", "labeled_partition", "binary_partition", "this_thread",

@@ -11,7 +11,8 @@ spelling applies to every other. Results are computed once per unit (``Unit.memo
   cooperative groups they act on.
 - :mod:`~kltrans.model.geometry` — thread geometry: which expressions are the thread's,
   block's, global, lane and warp indices (and the block, grid and warp extents), through
-  locals, macros, cooperative groups, ``/`` and ``%`` splits into rows and columns.
+  locals, macros, cooperative groups, ``/`` and ``%`` splits into rows and columns; the
+  polynomial of an index with those spellings read as builtins (``geometry_affine``).
 - :mod:`~kltrans.model.loops` — loops of every form and increment, classified as grid-,
   block- or warp-stride, halving, doubling or counted, with trip counts and the pointers
   each iteration advances.
@@ -33,6 +34,14 @@ spelling applies to every other. Results are computed once per unit (``Unit.memo
 - :mod:`~kltrans.model.collectives` — reductions and scans across a warp, a block and the
   grid (shuffle loops in any spelling and in helpers, ``cg::reduce``, shared-memory trees,
   warp slots, leader atomics, Hillis–Steele, Blelloch, look-back), and synchronizations.
+- :mod:`~kltrans.model.trees` — a block's shared-memory tree loop: its array, slots and
+  addressing order (interleaved, strided index, sequential).
+- :mod:`~kltrans.model.staging` — the load phase before a block's tree: the value each
+  thread stages in its slot as a fold of guarded loads a block apart (first add during load).
+- :mod:`~kltrans.model.mechanisms` — the marks the naive check reads, and the kinds of
+  mechanism a kernel uses.
+- :mod:`~kltrans.model.equivalence` — two spellings of one kernel compared by launches,
+  kinds of mechanism and effects (``same_model``).
 
 Layering: this package imports :mod:`kltrans.syntax`, the public names of
 :mod:`kltrans.analysis`, PyYAML and the standard library.

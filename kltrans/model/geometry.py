@@ -19,6 +19,7 @@ Recognized spellings: the builtins in any operand order, through casts, locals, 
 ``threadIdx.x + blockDim.x * blockIdx.x`` and ``GTID`` are one polynomial); the
 cooperative-groups calls of :mod:`kltrans.model.ops` (``thread_rank``, ``thread_index().x``,
 ``group_index().x``, ``meta_group_rank``, ``size``, ``num_threads``, ``dim_threads().x``,
+``group_dim().x``,
 ``__lane_id()``); ``warpSize``. A block size written as a constant or a template parameter
 (``blockIdx.x * BLOCK + threadIdx.x``) counts only when the kernel's launch contract
 (:func:`~kltrans.syntax.contract.contracts`) sets the block to it; otherwise the reason
@@ -62,6 +63,8 @@ _OP_ROLES = {"index.block_rank": ("thread", "linear"), "index.lane": ("lane", "l
              "index.warp": ("warp", "linear"), "index.grid_rank": ("global", "linear"),
              "size.block": ("block-size", "linear"), "size.grid": ("grid-size", "linear"),
              "size.tile": ("warp-size", "linear")}
+#: a linear index or extent of a 1-D block, as the builtin it equals
+_LINEAR_1D = {"thread": "threadIdx.x", "block-size": "blockDim.x"}
 _OP_DIM3 = {"index.thread": "threadIdx", "index.block": "blockIdx", "size.block": "blockDim"}
 
 
@@ -142,7 +145,7 @@ class _Ctx:
                 else None
             if dim3 and fld is not None and unit.text(fld) in _DIMS:  # thread_index().x
                 self.env[_text(unit, parent)] = Affine.sym(f"{dim3}.{unit.text(fld)}")
-            elif op.name in _OP_ROLES and not op.spelling.endswith("dim_threads"):
+            elif op.name in _OP_ROLES and not op.spelling.endswith(("dim_threads", "group_dim")):
                 kind, dim = _OP_ROLES[op.name]
                 width = (op.group.width if op.group else WARP) if kind in (
                     "lane", "warp", "warp-size") else None  # no group: __lane_id()
@@ -187,6 +190,26 @@ def role_explain(unit: "Unit", expr: "Node") -> tuple[Role | None, str]:
         return None, "too deeply nested"
     except Exception as e:  # never raise on odd code
         return None, f"cannot read `{_text(unit, expr)[:60]}` ({type(e).__name__})"
+
+
+def geometry_affine(unit: "Unit", expr: "Node") -> Affine | None:
+    """The polynomial form of an integer expression with the geometry's spellings read as
+    the builtins they are: ``block.thread_index().x`` is ``threadIdx.x``,
+    ``block.group_dim().x`` is ``blockDim.x``; in a block the launch contract makes 1-D,
+    ``block.thread_rank()`` is ``threadIdx.x`` too. None when it is not a polynomial."""
+    if expr is None:
+        return None
+    try:
+        ctx = geometry(unit, enclosing_function(unit, expr))._ctx
+    except RecursionError:
+        return None
+    env = dict(ctx.env)
+    if ctx.block is not None and len(ctx.block) == 1:
+        for key, a in ctx.env.items():
+            role = ctx.table.get(next(iter(a.symbols()), ""))
+            if role is not None and role.dim == "linear" and role.kind in _LINEAR_1D:
+                env[key] = Affine.sym(_LINEAR_1D[role.kind])
+    return affine_explain(unit, expr, env=env)[0]
 
 
 def block_size_explain(unit: "Unit", fn: "Function | None", size: Affine) -> tuple[bool, str]:

@@ -4,7 +4,7 @@
 // A shared-memory tree with sequential addressing, reached through an accessor struct over
 // extern __shared__ bytes (a typed view of dynamic shared memory), the first value stored
 // straight into shared memory: each thread adds that value itself. The accessor struct,
-// unused afterwards, goes too.
+// unused afterwards, goes too, and so does the launch's dynamic shared memory.
 // kltrans: launch reduce_sum grid=ceil_div(n, 128) block=128 smem=128*4
 template <typename Elem>
 struct DynamicSmem

@@ -3,7 +3,7 @@
 // Four guarded loads over a #define'd block (what reduce-during-load{factor=4} writes):
 // back to one element per thread and the grid of ceil_div(n, 128).
 #define BLOCK 128
-// kltrans: launch block_sum grid=ceil_div(ceil_div(n, 128), 4) block=128
+// kltrans: launch block_sum grid=ceil_div(n, 4 * 128) block=128
 extern "C" __global__ void block_sum(const float* x, float* out, int n) {
   __shared__ float partial[BLOCK];
   int gid = threadIdx.x + (BLOCK * 4) * blockIdx.x;

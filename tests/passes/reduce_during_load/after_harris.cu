@@ -2,7 +2,7 @@
 // GATE: corpus/reduce-sum
 // What reduce-during-load{factor=2} writes for the Harris kernel: one element per thread
 // again, the grid multiplied back.
-// kltrans: launch reduce_tree grid=ceil_div(ceil_div(n, 256), 2) block=256
+// kltrans: launch reduce_tree grid=ceil_div(n, 2 * 256) block=256
 extern "C" __global__ void reduce_tree(const float* x, float* out, int n) {
   __shared__ float sdata[256];
   unsigned int tid = threadIdx.x;

@@ -1,8 +1,8 @@
 // RUN: kltrans opt -p 'reduce-after-load'
-// CHECK-SKIP: combined-form: are not the ones reduce-during-load writes
+// CHECK-SKIP: staged-load: not the 2 loads
 // The second element is read 256 further while the index steps by blockDim.x * 2: not
 // the loads reduce-during-load writes, so it is not undone.
-// kltrans: launch reduce_pairs grid=ceil_div(ceil_div(n, 256), 2) block=256
+// kltrans: launch reduce_pairs grid=ceil_div(n, 2 * 256) block=256
 extern "C" __global__ void reduce_pairs(const float* x, float* out, int n) {
   __shared__ float sdata[256];
   unsigned int tid = threadIdx.x;

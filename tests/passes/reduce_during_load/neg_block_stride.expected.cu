@@ -1,5 +1,5 @@
 // RUN: kltrans opt -p 'reduce-during-load' --assume reassoc
-// CHECK-SKIP: block-stride: differ
+// CHECK-SKIP: block-stride: would not be one block further
 // The index steps by 512 per block while the block has 256 threads: the second element
 // would be 512 further, not one block further.
 // kltrans: launch strided_sum grid=ceil_div(n, 512) block=256

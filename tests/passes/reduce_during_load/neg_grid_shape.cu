@@ -1,8 +1,9 @@
 // RUN: kltrans opt -p 'reduce-during-load' --assume reassoc
-// CHECK-SKIP: grid-shape: is not ceil_div(n, B)
-// The grid is written (n+255)/256: the pass divides only a ceil_div(n, B) grid.
-// kltrans: launch reduce_rounded grid=(n+255)/256 block=256
-extern "C" __global__ void reduce_rounded(const float* x, float* out, int n) {
+// CHECK-SKIP: grid-shape: covers m, not the load's bound n
+// The grid covers m elements while the load stops at n: dividing the grid would leave
+// elements below n to no block when m < n.
+// kltrans: launch reduce_rounded grid=(m+255)/256 block=256
+extern "C" __global__ void reduce_rounded(const float* x, float* out, int n, int m) {
   __shared__ float sdata[256];
   unsigned int tid = threadIdx.x;
   unsigned int i = blockIdx.x * blockDim.x + threadIdx.x;

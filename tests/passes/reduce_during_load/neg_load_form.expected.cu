@@ -1,5 +1,5 @@
 // RUN: kltrans opt -p 'reduce-during-load' --assume reassoc
-// CHECK-SKIP: load-form: outside the load
+// CHECK-SKIP: staged-load: outside the load
 // The kernel also copies its element through i: with two elements per thread the copy
 // would cover only half of them.
 // kltrans: launch copy_and_sum grid=ceil_div(n, 256) block=256
