@@ -10,6 +10,8 @@ CATALOGUE = {
     "share-row": "passes.share_row:ShareRow",
     "tree-order": "passes.tree_order:TreeOrder",
     "interleave-tree": "passes.tree_order:InterleaveTree",
+    "unroll-last-warp": "passes.last_warp:UnrollLastWarp",
+    "roll-last-warp": "passes.last_warp:RollLastWarp",
     "vectorize-views": "passes.vector_views:VectorizeViews",
     "add-launch-bounds": "passes.launch_bounds:AddLaunchBounds",
     "atomic-per-thread": "passes.block_reduce_atomic:AtomicPerThread",

@@ -588,12 +588,14 @@ def _fold_check(unit, fn, call, launches, size, prefix, region, kind, v, sym) ->
 
 
 def same_effects(a: "Unit", b: "Unit", kernel: str, launches: list[dict],
-                 size: int) -> tuple[bool, str]:
+                 size: int, same_kinds: bool = True) -> tuple[bool, str]:
     """Whether kernel ``kernel`` of units ``a`` and ``b`` does the same to memory for one
     block of ``size`` threads at each of ``launches``: the same values (up to
     reassociation) stored at the same global elements, and per address the same fold of
     atomics; with why not. Either side that the machine cannot run is a no, with the
-    reason."""
+    reason. With ``same_kinds`` (the default) both must also have the same kinds of
+    collectives; a rewrite that moves a fold to another scope in the same order (a tree's
+    last rounds done by one warp) passes False."""
     from kltrans.model.collectives import collectives
 
     kinds = []
@@ -602,7 +604,7 @@ def same_effects(a: "Unit", b: "Unit", kernel: str, launches: list[dict],
         if fn is None or fn.body is None:
             return False, f"no kernel {kernel}"
         kinds.append({(c.scope, c.kind) for c in collectives(u) if c.scope != "thread"})
-    if kinds[0] != kinds[1]:
+    if same_kinds and kinds[0] != kinds[1]:
         return False, f"the collectives differ: {sorted(kinds[0] ^ kinds[1])}"
     for ints in launches:
         got = []

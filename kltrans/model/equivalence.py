@@ -59,9 +59,10 @@ def _small(launches: list[dict], fixed: dict) -> list[dict]:
 
 
 def same_model(a: "Unit", b: "Unit", kernel: str, fixed: dict | None = None,
-               mechanisms: bool = False) -> tuple[bool, str]:
+               mechanisms: bool = False, same_kinds: bool = True) -> tuple[bool, str]:
     """Whether ``kernel`` of ``a`` and of ``b`` is one program as the model reads it (see
-    the module doc), with why (not)."""
+    the module doc), with why (not). ``same_kinds=False``: the block run alone decides,
+    whatever the kinds of collective (:func:`kltrans.model.block.same_effects`)."""
     fixed = fixed or {}
     if not same_launch(a, b)[0]:
         return False, "the launches differ"
@@ -78,8 +79,8 @@ def same_model(a: "Unit", b: "Unit", kernel: str, fixed: dict | None = None,
     launches = check_launches(fn, size if isinstance(size, int) else None, fixed)
     why = "no block size"
     if isinstance(size, int):
-        ok, why = same_effects(a, b, kernel, launches, size)
-        if ok:
+        ok, why = same_effects(a, b, kernel, launches, size, same_kinds)
+        if ok or not same_kinds:
             return ok, why
     kinds = [{(c.scope, c.kind) for c in collectives(u) if c.scope != "thread"}
              for u in (a, b)]

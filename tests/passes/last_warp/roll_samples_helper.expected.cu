@@ -1,0 +1,22 @@
+// RUN: kltrans opt -p roll-last-warp
+// ROUNDTRIP: none: unroll-last-warp writes warp 0's rounds inline, not as this volatile helper (the walk compares them on the block machine)
+// GATE: corpus/reduce-sum
+// The CUDA samples' last warp: a volatile-pointer helper called by the threads below 32.
+// The loop runs down to one slot again; the helper, now unused, goes too.
+
+// kltrans: launch reduce_sum grid=ceil_div(n, 256) block=256
+extern "C" __global__ void reduce_sum(const float* x, float* out, int n)
+{
+    __shared__ float sdata[256];
+    unsigned int tid = threadIdx.x;
+    unsigned int i = blockIdx.x * blockDim.x + threadIdx.x;
+    sdata[tid] = i < n ? x[i] : 0.0f;
+    __syncthreads();
+    for (unsigned int s = blockDim.x / 2; s > 0; s >>= 1) {
+        if (tid < s) {
+            sdata[tid] += sdata[tid + s];
+        }
+        __syncthreads();
+    }
+    if (tid == 0) atomicAdd(out, sdata[0]);
+}
