@@ -25,6 +25,7 @@ from kltrans.match import Rule
 from kltrans.match.predicates import pure
 from kltrans.passes import Bool, Choice, Domain, Identifier, Pass, Precondition, option
 from kltrans.syntax import Edit
+from kltrans.syntax.contract import contracts
 from kltrans.syntax.cuda import pragmas_for
 from kltrans.analysis.affine import strip_parens as _strip
 from kltrans.passes.rewrite import (
@@ -876,7 +877,9 @@ class BlockReduceAtomic(Pass):
     ``partials`` / ``value2`` (``same``: reuse the variable) / ``nwarps`` (``none``: the
     count inline), ``slots`` (the partials' extent, e.g. ``RS_THREADS/32``),
     ``nwarps_form``, ``lane_form``, ``warp_form``, ``const_ids``, ``pragmas`` (``#pragma
-    unroll`` on the shuffle loops), ``braces``. Checked for the inline style only:
+    unroll`` on the shuffle loops), ``braces``; ``smem`` (``keep``, or the dynamic shared
+    memory the launch gets back: ``atomic-per-thread`` sets it in its inverse when it
+    removed a fold that was the launch's only use of it). Checked for the inline style only:
     in-place (storage: the value is an unguarded local variable, dead after the atomic)
     and fresh-names (pipeline); both hold trivially for ``style=block``.
     """
@@ -940,6 +943,11 @@ class BlockReduceAtomic(Pass):
     const_ids: bool = option(True, Bool(), "inline: declare lane and warp const")
     pragmas: bool = option(False, Bool(), "inline: #pragma unroll before the shuffle loops")
     braces: bool = option(True, Bool(), "inline: brace one-statement loop and if bodies")
+    smem: str = option("keep", Extent(), "the launch's dynamic shared memory afterwards: "
+                       "keep, or the size atomic-per-thread removed with a fold")
+
+    def update_contract(self, contract, site, ctx):
+        return contract if self.smem == "keep" else contract.with_(smem=self.smem)
 
     def rewrite(self, site, ctx):
         if self.style == "inline":
@@ -1265,20 +1273,8 @@ class AtomicPerThread(Pass):
         return edits
 
     def update_contract(self, contract, site, ctx):
-        if site.node.type != "call_expression" or contract.smem in ("0", ""):
-            return contract
-        got = _fold(site, ctx)
-        if isinstance(got, str):
-            return contract
-        region = _region(site, got)
-        lo, hi = region[0].start_byte, region[-1].end_byte
-        # the launch's dynamic shared memory goes with the fold when nothing else uses any
-        kept = [a for a in accesses(site.unit, site.function)
-                if a.space == "shared" and not lo <= a.node.start_byte < hi]
-        shared = [n for n in site.unit.walk(site.function.body)
-                  if n.type == "declaration" and not lo <= n.start_byte < hi
-                  and "__shared__" in site.unit.text(n).split()]
-        return contract if kept or shared else contract.with_(smem="0")
+        return contract if _dropped_smem(site, ctx, contract) is None \
+            else contract.with_(smem="0")
 
     def inverse_for(self, site, ctx):
         if site.node.type == "call_expression":
@@ -1286,7 +1282,10 @@ class AtomicPerThread(Pass):
             xor = not isinstance(got, str) and any(
                 o.name == "shuffle.xor" and o.node.start_byte >= got.start.start_byte
                 for o in operations(site.unit) if o.function == site.function.name)
-            return BlockReduceAtomic(shuffle="xor" if xor else "down", reassoc=True)
+            c = contracts(site.unit).get(site.function.name)
+            smem = _dropped_smem(site, ctx, c) if c is not None else None
+            return BlockReduceAtomic(shuffle="xor" if xor else "down", reassoc=True,
+                                     smem="".join(smem.split()) if smem else "keep")
         red, _ = _match(site, ctx)
         if red is None:
             return BlockReduceAtomic()
@@ -1296,6 +1295,24 @@ class AtomicPerThread(Pass):
 
 
 # ------------------------------------------------------ a block fold of any spelling
+def _dropped_smem(site, ctx, contract) -> str | None:
+    """The launch's dynamic shared memory when the fold ending at this atomic is the only
+    thing that uses shared memory (it goes with the fold), else None."""
+    if site.node.type != "call_expression" or contract.smem in ("0", ""):
+        return None
+    got = _fold(site, ctx)
+    if isinstance(got, str):
+        return None
+    region = _region(site, got)
+    lo, hi = region[0].start_byte, region[-1].end_byte
+    kept = [a for a in accesses(site.unit, site.function)
+            if a.space == "shared" and not lo <= a.node.start_byte < hi]
+    shared = [n for n in site.unit.walk(site.function.body)
+              if n.type == "declaration" and not lo <= n.start_byte < hi
+              and "__shared__" in site.unit.text(n).split()]
+    return None if kept or shared else contract.smem
+
+
 def _fold(site, ctx):
     """The block machine's reading of the fold ending at this atomic (memoized): a
     :class:`kltrans.model.block.LeaderFold`, or why not."""

@@ -443,17 +443,23 @@ def explain(a_src, b_src, depth: int = 2, assume: tuple = (), arch: str | None =
             db += 1
             front_b = new_front
     equal, note = "tokens", None
-    # "B gives A under a simplify pass" alone names no pass that gives B from A: a forward
-    # state with B's program, spelled otherwise, is looked for too and preferred
-    for kind in ("machine code", "model") if not found or not any(f[0] for f in found) else ():
-        if kind == "machine code" and not code or kind == "model" and not model:
-            continue
-        got, why = (_same_program(a, b, fwd, bwd, arch, deadline), None) \
-            if kind == "machine code" else _same_model(a, b, fwd, bwd, ctx, kernel, deadline)
-        if got and (not found or got[0][0]):
-            found, equal, note = got, kind, why
-            if got[0][0]:
+    if found and not any(f[0] for f in found):
+        # "B gives A under a simplify pass" names no pass that gives B from A: a forward
+        # state with B's program spelled otherwise is preferred (forward states only)
+        for kind in ("machine code", "model"):
+            if kind == "machine code" and not code or kind == "model" and not model:
+                continue
+            got, why = (_same_program(a, b, fwd, {}, arch, deadline), None) \
+                if kind == "machine code" else _same_model(a, b, fwd, {}, ctx, kernel, deadline)
+            if got:
+                found, equal, note = got, kind, why
                 break
+    if not found and code:
+        found = _same_program(a, b, fwd, bwd, arch, deadline)
+        equal = "machine code"
+    if not found and model:
+        found, note = _same_model(a, b, fwd, bwd, ctx, kernel, deadline)
+        equal = "model"
     secs = time.perf_counter() - t0
     if found:
         steps, inv_steps, direction = found[0]

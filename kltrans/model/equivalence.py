@@ -58,11 +58,28 @@ def _small(launches: list[dict], fixed: dict) -> list[dict]:
     return out
 
 
+#: answers of :func:`same_model` by the two sources and the question: a search meets the
+#: same pair of programs many times, and a block run of hundreds of threads is slow
+_ANSWERS: dict = {}
+_MAX_ANSWERS = 4096
+
+
 def same_model(a: "Unit", b: "Unit", kernel: str, fixed: dict | None = None,
                mechanisms: bool = False, same_kinds: bool = True) -> tuple[bool, str]:
     """Whether ``kernel`` of ``a`` and of ``b`` is one program as the model reads it (see
     the module doc), with why (not). ``same_kinds=False``: the block run alone decides,
-    whatever the kinds of collective (:func:`kltrans.model.block.same_effects`)."""
+    whatever the kinds of collective (:func:`kltrans.model.block.same_effects`). Answers
+    are remembered per process by both sources and the question."""
+    key = (bytes(a.source), bytes(b.source), kernel, tuple(sorted((fixed or {}).items())),
+           mechanisms, same_kinds)
+    if key not in _ANSWERS:
+        if len(_ANSWERS) >= _MAX_ANSWERS:
+            _ANSWERS.clear()
+        _ANSWERS[key] = _same_model(a, b, kernel, fixed, mechanisms, same_kinds)
+    return _ANSWERS[key]
+
+
+def _same_model(a, b, kernel, fixed, mechanisms, same_kinds) -> tuple[bool, str]:
     fixed = fixed or {}
     if not same_launch(a, b)[0]:
         return False, "the launches differ"
