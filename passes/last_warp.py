@@ -24,14 +24,12 @@ from kltrans.model.accesses import accesses
 from kltrans.model.collectives import collectives
 from kltrans.model.equivalence import same_model
 from kltrans.model.geometry import role_of
-from kltrans.model.launch import block_dim
-from kltrans.model.trees import tree_loop
+from kltrans.model.trees import tree_loop, tree_slots
 from kltrans.passes import Pass, Precondition
 from kltrans.passes.manager import SkipSite
 from kltrans.passes.rewrite import (drop_unused_definitions, fresh_name, indent_of,
                                     remove_described, render, splice)
 from kltrans.syntax import Edit
-from kltrans.syntax.contract import contracts
 from kltrans.syntax.edits import apply_edits
 
 WARP = 32
@@ -85,18 +83,7 @@ def _finish(site):
 
 
 def _slots(site) -> int | None:
-    tree = _tree(site)
-    a = affine_of(site.unit, tree.slots_node) if tree.slots_node is not None else None
-    if a is not None and a.value() is not None:
-        return a.value()
-    if tree.slots.isdigit():
-        return int(tree.slots)
-    r = role_of(site.unit, tree.slots_node) if tree.slots_node is not None else None
-    c = contracts(site.unit).get(site.function.name)
-    if r is not None and r.kind == "block-size" and c is not None:
-        v = block_dim(c).value
-        return v if isinstance(v, int) else None
-    return None
+    return tree_slots(site.unit, _tree(site), site.function)
 
 
 def finish_text(site) -> str:
@@ -115,8 +102,7 @@ def finish_text(site) -> str:
                         (idx.start_byte, idx.end_byte, f"{tree.thread} + {s}"))
         folds.append(splice(unit, tree.fold, reps))
     write = next((a for a in accesses(unit, site.function)
-                  if a.node.start_byte == tree.fold.start_byte or
-                  tree.fold.start_byte <= a.node.start_byte < tree.fold.end_byte), None)
+                  if tree.fold.start_byte <= a.node.start_byte < tree.fold.end_byte), None)
     ty = (write.elem_type if write is not None else None) or "auto"
     outer, inner = indent_of(unit, site.node.start_byte), indent_of(unit, tree.barrier.start_byte)
     step = inner[len(outer):] if inner.startswith(outer) and len(inner) > len(outer) else "    "

@@ -16,18 +16,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from kltrans.analysis import affine_of
 from kltrans.analysis.verdict import Verdict
 from kltrans.match import Rule
 from kltrans.model.equivalence import same_model
-from kltrans.model.geometry import role_of
-from kltrans.model.launch import block_dim
-from kltrans.model.trees import ORDERS, tree_loop
+from kltrans.model.trees import ORDERS, tree_loop, tree_slots
 from kltrans.passes import Choice, Pass, Precondition, option
 from kltrans.passes.manager import SkipSite
 from kltrans.passes.rewrite import fresh_name, indent_of, render, splice
 from kltrans.syntax import Edit
-from kltrans.syntax.contract import ContractError, contracts, evaluate, file_constants
 from kltrans.syntax.edits import apply_edits
 
 _EXACT = ("max", "min", "and", "or", "xor")  # folds whose result no order changes
@@ -56,22 +52,7 @@ def _paren(text: str) -> str:
 
 
 def _slots(site) -> int | None:
-    """The number of slots as a value: the block size of the contract, or a constant."""
-    tree, _ = _tree(site)
-    unit, fn = site.unit, site.function
-    if tree.slots_node is not None:
-        r = role_of(unit, tree.slots_node)
-        if r is not None and r.kind == "block-size":
-            c = contracts(unit).get(fn.name) if fn is not None else None
-            v = block_dim(c).value if c is not None else None
-            return v if isinstance(v, int) else None
-        a = affine_of(unit, tree.slots_node)
-        if a is not None and a.value() is not None:
-            return a.value()
-    try:
-        return evaluate(tree.slots, dict(file_constants(unit)))
-    except (ContractError, ValueError, SyntaxError):
-        return None
+    return tree_slots(site.unit, _tree(site)[0], site.function)
 
 
 def loop_text(site, order: str) -> str:

@@ -22,7 +22,8 @@ thread's own slot in a register: the slot a thread writes must not move), other 
 the array, a loop variable declared outside the loop.
 
 Layering: :mod:`kltrans.model.collectives`, :mod:`kltrans.model.geometry`,
-:mod:`kltrans.analysis`, :mod:`kltrans.syntax`.
+:mod:`kltrans.model.launch`, :mod:`kltrans.analysis`, :mod:`kltrans.syntax`.
+:func:`tree_slots` gives the number of slots as a value.
 """
 
 from __future__ import annotations
@@ -35,6 +36,8 @@ from kltrans.analysis.affine import strip_parens
 from kltrans.analysis.loops import loop_of
 from kltrans.model.collectives import collectives
 from kltrans.model.geometry import role_of
+from kltrans.model.launch import block_dim
+from kltrans.syntax.contract import ContractError, contracts, evaluate, file_constants
 from kltrans.syntax.cuda import enclosing_function, subscript_index
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -199,4 +202,23 @@ def tree_loop(unit: "Unit", node: "Node") -> tuple[Tree | None, str]:
         f"{order} tree"
 
 
-__all__ = ["ORDERS", "Tree", "tree_loop"]
+def tree_slots(unit: "Unit", tree: Tree, fn) -> int | None:
+    """The number of slots of ``tree`` in ``fn`` as a value: a constant (a literal, a macro,
+    a ``constexpr``), or the block size of the kernel's launch contract when the loop is
+    written over the block (``blockDim.x``, ``block.size()``); None when not known."""
+    if tree.slots_node is not None:
+        r = role_of(unit, tree.slots_node)
+        if r is not None and r.kind == "block-size":
+            c = contracts(unit).get(fn.name) if fn is not None else None
+            v = block_dim(c).value if c is not None else None
+            return v if isinstance(v, int) else None
+        a = affine_of(unit, tree.slots_node)
+        if a is not None and a.value() is not None:
+            return a.value()
+    try:
+        return evaluate(tree.slots, dict(file_constants(unit)))
+    except (ContractError, ValueError, SyntaxError):
+        return None
+
+
+__all__ = ["ORDERS", "Tree", "tree_loop", "tree_slots"]
