@@ -131,9 +131,12 @@ def _loop_end(site, ctx) -> Verdict:
             return Verdict.no(f"the loop stops at s > {stop}, not s > 0: the last rounds "
                               "are already done otherwise")
         n = _slots(site)
-        if n is None or n < 2 * WARP or n & (n - 1):
+        if n is None or n & (n - 1):
             return Verdict.no(f"{n or 'an unknown number of'} slots: warp 0 finishes only a "
-                              f"tree of a known power of two, at least {2 * WARP}, slots")
+                              "tree of a known power of two of slots")
+        if n < 4 * WARP:
+            return Verdict.no(f"{n} slots: the loop would keep no round above warp 0 (a "
+                              f"tree of at least {4 * WARP} slots is needed)")
         return Verdict.yes(f"{n} slots; the loop stops at s > {WARP} instead")
     if stop is None or stop <= 0 or stop > WARP:
         return Verdict.no(f"the loop stops at s > {stop}: no warp finishes the tree")
@@ -185,7 +188,7 @@ _SAME = Precondition("same-results", "pipeline",
                      "machine)", _same_results)
 UNROLL = (_TREE,
           Precondition("loop-end", "hardware",
-                       "the loop runs to s > 0 over a known power of two, >= 64, of slots",
+                       "the loop runs to s > 0 over a known power of two, >= 128, of slots",
                        _loop_end),
           Precondition("leader-reads", "storage",
                        "after the tree only thread 0 reads the slots", _leader_reads),
@@ -224,9 +227,9 @@ class UnrollLastWarp(Pass):
 
     Preconditions: sequential-tree (layout: the kernel model reads the loop as a
     sequential tree), loop-end (hardware: it runs to ``s > 0`` over a known power of two,
-    at least 64, of slots), leader-reads (storage: after the tree only thread 0 reads the
-    slots, so the dropped barriers order nothing else), same-results (pipeline: the block
-    machine runs both kernels).
+    at least 128, of slots, so that the loop keeps a round above warp 0), leader-reads
+    (storage: after the tree only thread 0 reads the slots, so the dropped barriers order
+    nothing else), same-results (pipeline: the block machine runs both kernels).
 
     Options: none.
     """
