@@ -10,10 +10,15 @@ of the output, reading the tile column-wise. A block of ``BX x BY`` threads move
 ``(TILE / BX) * (TILE / BY)`` elements per thread (the 2-D coarsening of the classic
 ``TILE_DIM x BLOCK_ROWS`` kernel).
 
-The simplify side recognises exactly the form the optimize side writes (for some choice
-of its options: names, tile, the spelling of the tile and block constants) by writing
-that form again from what it read and comparing token for token; so ``inverse_for`` can
-hand back the options that reproduce the kernel exactly.
+Each side first reads the exact form the other writes (for some choice of its options:
+names, tile, the spelling of the tile and block constants) by writing that form again
+from what it read and comparing token for token; so ``inverse_for`` can hand back the
+options that reproduce the kernel exactly. Any other spelling is read by the kernel model
+(:func:`kltrans.model.transpose.transpose_of`: indices through locals, casts, swapped
+operands, early returns, padded tiles, loops from ``threadIdx``) and rewritten in the
+pair's own spelling; the ``same-results`` precondition then runs both kernels over whole
+grids (the grid machine), which also decides the bounds the model does not read. Such a
+round trip gives the same program back, not the same text.
 """
 
 from __future__ import annotations
@@ -23,9 +28,14 @@ from dataclasses import dataclass, replace
 
 from kltrans.analysis.verdict import Verdict
 from kltrans.match import Rule
+from kltrans.model.effects import Unsupported
+from kltrans.model.grid import same_grid_effects
+from kltrans.model.transpose import transpose_of
 from kltrans.passes import Choice, Identifier, Pass, Precondition, option
+from kltrans.passes.manager import SkipSite
+from kltrans.passes.rewrite import (call_parts, indent_of as line_indent, norm,
+                                    rewritten_unit, statements)
 from kltrans.syntax import Edit
-from kltrans.passes.rewrite import call_parts, indent_of as line_indent, norm, statements
 
 TILES = (16, 32, 64)
 SMEM_LIMIT = 48 * 1024  # static shared memory per block without opt-in
@@ -178,6 +188,7 @@ class Shape:
     h: str = "h"
     orow: str = "orow"
     ocol: str = "ocol"
+    read: str = "text"  # "text": the exact form; "model": read by kltrans.model.transpose
 
     @property
     def col_axis(self) -> str:
@@ -286,7 +297,16 @@ def _decl_form(text: str):
 
 
 def read_naive(site) -> tuple[Shape | None, str]:
-    """The Shape of a naive transpose kernel (site = the kernel), or why it is not one."""
+    """The Shape of a naive transpose kernel (site = the kernel), or why it is not one:
+    the exact form first (its names and spelling kept), else as the model reads it."""
+    s, why = _read_naive_text(site)
+    if s is not None:
+        return s, ""
+    s, mwhy = model_shape(site, staged=False)
+    return (s, "") if s is not None else (None, f"{why}; the model: {mwhy}")
+
+
+def _read_naive_text(site) -> tuple[Shape | None, str]:
     unit, fn = site.unit, site.function
     sts = statements(fn.body)
     if len(sts) != 3:
@@ -354,7 +374,50 @@ _FOR = re.compile(r"for\s*\(\s*int\s+([A-Za-z_]\w*)\s*=\s*0\s*;\s*\1\s*<\s*([^;]
 
 
 def read_tiled(site) -> tuple[Shape | None, str]:
-    """The Shape whose tiled text the kernel body is, or why there is none."""
+    """The Shape whose tiled text the kernel body is, else the staged transpose the model
+    reads, or why there is none."""
+    s, why = _read_tiled_text(site)
+    if s is not None:
+        return s, ""
+    s, mwhy = model_shape(site, staged=True)
+    return (s, "") if s is not None else (None, f"{why}; the model: {mwhy}")
+
+
+def model_shape(site, staged: bool) -> tuple[Shape | None, str]:
+    """The Shape of the transpose :func:`kltrans.model.transpose.transpose_of` reads, in
+    this pass's own spelling (fresh index names, ``row * cols + col``); whether the
+    kernel does the same as that spelling is the ``same-results`` precondition's run."""
+    from kltrans.passes.rewrite import fresh_numbered
+
+    unit, fn = site.unit, site.function
+    t, why = transpose_of(unit, fn)
+    if t is None:
+        return None, why
+    if (t.tile is not None) != staged:
+        return None, ("a direct copy, not staged through shared memory" if staged else
+                      f"already staged through the shared array {t.tile}")
+    c, why = header_contract(site)
+    if c is None:
+        return None, why
+    bx, by = (value_of(unit, b) for b in c.block)
+    if bx is None or by is None:
+        return None, f"the block ({', '.join(c.block)}) has no known value"
+    row = fresh_numbered(unit, fn, ("row", "r"))
+    col = fresh_numbered(unit, fn, ("col", "c"), taken={row})
+    s = Shape(elem=t.elem or "", src=t.src, dst=t.dst, row=row, col=col, rows=t.rows,
+              cols=t.cols, guard=f"{row} < {t.rows} && {col} < {t.cols}",
+              in_idx=f"{row} * {t.cols} + {col}", out_idx=f"{col} * {t.rows} + {row}",
+              row_axis=t.row_axis, braces=True, bx=bx, by=by, bx_s=str(bx), by_s=str(by),
+              read="model")
+    if not staged:
+        return s, ""
+    tile = t.span[0]
+    if tile is None or t.span[0] != t.span[1]:
+        return None, f"a block covers {t.span[0]} x {t.span[1]} of the input: not a square tile"
+    return replace(s, tile=tile, tile_s=str(tile)), ""
+
+
+def _read_tiled_text(site) -> tuple[Shape | None, str]:
     unit, fn = site.unit, site.function
     sts = statements(fn.body)
     if len(sts) < 7:
@@ -576,6 +639,41 @@ def _st_spelling(site, ctx) -> Verdict:
     return Verdict.yes("the spelled constants have the tile's and block's values")
 
 
+#: the grid runs that check a transpose read by the model: (rows, cols); each axis spans
+#: several tiles in one run and is cut short of a tile in the other
+CHECK_SIZES = ((9, 70), (70, 9))
+
+
+def _same_results(site, ctx) -> Verdict:
+    s, why = (read_naive if site.pass_.kind == "optimize" else read_tiled)(site)
+    if s is None:
+        return Verdict.unknown(why)
+    if s.read == "text":
+        return Verdict.yes("the exact form the pair reads and writes")
+    try:
+        new = rewritten_unit(site, ctx)
+    except SkipSite as e:
+        return Verdict.no(str(e))
+    fn = site.function
+    launches = []
+    for rows, cols in CHECK_SIZES:
+        ints = {p.name: rows for p in fn.params if p.name and not p.pointer}
+        ints.update({s.rows: rows, s.cols: cols})
+        launches.append(ints)
+    try:
+        ok, why = same_grid_effects(site.unit, new, fn.name, launches)
+    except (Unsupported, RecursionError) as e:
+        return Verdict.unknown(f"the grid machine cannot run it: {e}")
+    if not ok:
+        return Verdict.no(f"the rewritten kernel does not store the same over a grid: {why}")
+    return Verdict.yes(f"read by the kernel model; {why}")
+
+
+_SAME = Precondition("same-results", "pipeline",
+                     "a kernel read by the model stores the same as its rewrite over whole "
+                     "grids (grid machine)", _same_results)
+
+
 def _spell(name: str, v: int) -> str:
     return str(v) if name == "none" else name
 
@@ -625,7 +723,8 @@ class StageTranspose(Pass):
 
     Accepted naive form: two declarations ``[const] int NAME = blockIdx.D * blockDim.D +
     threadIdx.D`` (any operand order, x and y) and ``if (R < ROWS && C < COLS)
-    out[C * ROWS + R] = in[R * COLS + C];`` (either index orientation, casts allowed).
+    out[C * ROWS + R] = in[R * COLS + C];`` (either index orientation, casts allowed),
+    kept as written; or any one-element-per-thread transpose the kernel model reads.
 
     Preconditions: naive-transpose (layout: the body is that form), launch-2d (hardware:
     a 2-D ``// kltrans: launch`` header whose grid is ``ceil_div(extent, block)`` per
@@ -634,7 +733,8 @@ class StageTranspose(Pass):
     no-alias (storage: the input and output do not overlap; a context fact
     ``no_alias`` or ``__restrict__`` parameters), fresh-names (pipeline), spelling
     (pipeline: ``tile_name``/``bx_name``/``by_name`` name macros with the tile's and
-    block's values).
+    block's values), same-results (pipeline: a kernel read by the model stores the same
+    as the staged one over whole grids).
 
     Options: ``tile`` (16, 32, 64; default 32); ``tile_name``, ``bx_name``, ``by_name``
     (macros that spell the tile size and the block's loop steps, or ``none`` for
@@ -660,6 +760,7 @@ class StageTranspose(Pass):
         Precondition("fresh-names", "pipeline", "the new names are unused", _st_fresh),
         Precondition("spelling", "pipeline",
                      "the macros spelling the constants have the right values", _st_spelling),
+        _SAME,
     )
 
     tile: int = option(32, Choice(*TILES), "the tile is TILE x TILE elements", tune=True)
@@ -773,9 +874,11 @@ class UnstageTranspose(Pass):
     covers the matrix with one thread per element.
 
     Preconditions: tiled-form (layout: the body is exactly the form ``stage-transpose``
-    writes, for some choice of its options), tile-covered (layout: the block divides
-    the tile), launch-shape (hardware: the 2-D header grid is ``ceil_div(extent, TILE)``
-    per axis, the axes as the tile origins use them).
+    writes, for some choice of its options, or a staged transpose with a square tile as
+    the kernel model reads it), tile-covered (layout: the block divides the tile),
+    launch-shape (hardware: the 2-D header grid is ``ceil_div(extent, TILE)`` per axis,
+    the axes as the tile origins use them), same-results (pipeline: a kernel read by the
+    model stores the same as the one-element-per-thread one over whole grids).
 
     Options: ``index_type`` (``int`` or ``const-int``), ``form`` (the spelling of the
     global index: ``bid-dim-tid`` ``blockIdx.x * blockDim.x + threadIdx.x``,
@@ -793,6 +896,7 @@ class UnstageTranspose(Pass):
         Precondition("tile-covered", "layout", "the block divides the tile", _un_cover),
         Precondition("launch-shape", "hardware",
                      "the grid launches one block per tile", _un_launch),
+        _SAME,
     )
 
     index_type: str = option("int", Choice("int", "const-int"), "type of the naive indices")
@@ -820,6 +924,8 @@ class UnstageTranspose(Pass):
         def name_of(text: str, v: int) -> str:
             return "none" if text == str(v) else text
 
+        if s.read == "model":
+            return StageTranspose(tile=s.tile)
         return StageTranspose(tile=s.tile, tile_name=name_of(s.tile_s, s.tile),
                               bx_name=name_of(s.bx_s, s.bx), by_name=name_of(s.by_s, s.by),
                               smem=s.smem, tx=s.tx, ty=s.ty, row0=s.r0, col0=s.c0,

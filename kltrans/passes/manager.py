@@ -15,7 +15,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from kltrans.passes.facts import Context
-from kltrans.passes.rewrite import remove
+from kltrans.passes.rewrite import header_edit, remove
 from kltrans.syntax import Edit, EditError, apply_edits
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -199,7 +199,7 @@ def _overlap(a, b) -> bool:
 
 
 def _contract_edits(unit, p, accepted, ctx) -> list[Edit]:
-    from kltrans.syntax.contract import contracts, format_contract
+    from kltrans.syntax.contract import contracts
 
     if type(p).update_contract is _base_update_contract():
         return []
@@ -217,9 +217,7 @@ def _contract_edits(unit, p, accepted, ctx) -> list[Edit]:
             continue
         new = p.update_contract(c, site, ctx)
         if new != c:
-            line = unit.text((c.start, c.end))
-            indent = line[:len(line) - len(line.lstrip())]
-            edits.append(Edit(c.start, c.end, format_contract(new, indent)))
+            edits.append(header_edit(unit, c, new))
             done.add(site.function.name)
     return edits
 

@@ -439,6 +439,32 @@ def fresh_numbered(unit: "Unit", fn, candidates, taken=()) -> str:
 
 
 # ----------------------------------------------------------------- launch contracts
+def header_edit(unit: "Unit", contract, new) -> Edit:
+    """The edit that writes launch contract ``new`` over header line ``contract``."""
+    from kltrans.syntax.contract import format_contract
+
+    line = unit.text((contract.start, contract.end))
+    indent = line[:len(line) - len(line.lstrip())]
+    return Edit(contract.start, contract.end, format_contract(new, indent))
+
+
+def rewritten_unit(site, ctx) -> "Unit":
+    """The unit with the site's pass applied at this one site: its rewrite and its launch
+    header update, as the pass manager writes them; for a precondition that runs the
+    result on the block or grid machine. ``rewrite`` may raise ``SkipSite``."""
+    from kltrans.syntax.contract import contracts
+    from kltrans.syntax.edits import apply_edits
+
+    p, unit = site.pass_, site.unit
+    edits = list(p.rewrite(site, ctx))
+    c = contracts(unit).get(site.function.name) if site.function is not None else None
+    if c is not None and c.source == "header":
+        new = p.update_contract(c, site, ctx)
+        if new != c:
+            edits.append(header_edit(unit, c, new))
+    return apply_edits(unit, edits)
+
+
 def contract_of(site):
     """(contract, None) or (None, why) for the site's kernel: a 1-D ``// kltrans: launch``
     header contract, the only kind a pass that changes the grid can rewrite."""

@@ -1,0 +1,16 @@
+// RUN: kltrans opt -p unstage-transpose --assume 'no_alias(*)'
+// GATE: corpus/transpose
+// ROUNDTRIP: model: the pass writes the staged or direct copy in its own spelling
+// A staged transpose spelled its own way: a padded tile, the loops counting rows of the
+// tile from threadIdx.y, pointers advanced to the tile's corner, and the block ids
+// swapped for the store through locals. The kernel model reads the copy and its tile;
+// the grid machine checks the one-element-per-thread kernel against it.
+// kltrans: launch transpose_naive grid=(ceil_div(cols, 32), ceil_div(rows, 8)) block=(32, 8)
+extern "C" __global__ void transpose_naive(const float* in, float* out, int rows, int cols)
+{
+    int col = blockIdx.x * blockDim.x + threadIdx.x;
+    int row = blockIdx.y * blockDim.y + threadIdx.y;
+    if (row < rows && col < cols) {
+        out[col * rows + row] = in[row * cols + col];
+    }
+}
