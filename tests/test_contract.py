@@ -122,3 +122,27 @@ def test_a_header_that_disagrees_with_the_launcher_is_an_error():
     with pytest.raises(ContractError, match=r"^c\.cu:1:1: the launch header of k disagrees "
                                             r"with its host launcher at line 4: grid="):
         contracts(parse(src, "c.cu"))
+
+
+def test_header_names_the_template_instantiation():
+    line = "// kltrans: launch rmsNorm<float, 256> grid=min(rows, 1056) block=256 smem=256*4"
+    c = parse_header_line(line)
+    assert c.kernel == "rmsNorm" and c.template_args == ("float", "256")
+    assert format_contract(c) == line
+    # a pass that changes the grid keeps the instantiation
+    assert format_contract(c.with_(grid=("rows",))).startswith("// kltrans: launch rmsNorm<float, 256> ")
+
+
+def test_header_with_empty_template_arguments_is_an_error():
+    with pytest.raises(ContractError, match="empty template arguments"):
+        parse_header_line("// kltrans: launch k<> grid=1 block=32")
+
+
+def test_header_and_launcher_must_name_one_instantiation():
+    src = ("// kltrans: launch k<float, 128> grid=n block=128\n"
+           "template <class T, int B> __global__ void k(T* x, int n) {}\n"
+           "void run(float* x, int n) { k<float, 256><<<n, 128>>>(x, n); }\n")
+    with pytest.raises(ContractError, match="template arguments"):
+        contracts(parse(src, "k.cu"))
+    same = src.replace("k<float, 256><<<", "k<float,128><<<")
+    assert contracts(parse(same, "k.cu"))["k"].template_args == ("float", "128")

@@ -145,3 +145,21 @@ def test_references_agree_with_definitions():
     assert np.allclose(out["y"].mean(axis=1), 0, atol=1e-6)
     assert np.allclose(out["y"].var(axis=1), 1, atol=1e-3)
     assert np.allclose(out["mean"], x.mean(axis=1), atol=1e-5)
+
+
+def test_a_name_expression_must_be_the_instantiation_the_header_names(tmp_path):
+    import shutil
+
+    from kltrans.workload.spec import SpecError
+
+    src = os.path.join(CORPUS, "wild", "rmsnorm-tmpl")
+    dst = tmp_path / "rms"
+    shutil.copytree(src, dst)
+    assert load_workload(str(dst)).kernels["v2_unrolled_shfl"]["name_expression"] == \
+        "rmsNorm<float, 256>"
+    spec = (dst / "workload.yaml").read_text()
+    (dst / "workload.yaml").write_text(spec.replace(
+        'v2_unrolled_shfl.cu, kernel: rmsNorm, name_expression: "rmsNorm<float, 256>"',
+        'v2_unrolled_shfl.cu, kernel: rmsNorm, name_expression: "rmsNorm<float, 128>"'))
+    with pytest.raises(SpecError, match=r"v2_unrolled_shfl.name_expression.*rmsNorm<float, 256>"):
+        load_workload(str(dst))

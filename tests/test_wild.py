@@ -223,6 +223,23 @@ def test_a_rewritten_copy_of_a_template_version_is_gated_with_the_spec_instantia
     assert rep.ok, [(s.stage, s.status, s.reason) for s in rep.stages]
 
 
+def test_a_file_whose_header_names_its_instantiation_is_gated_as_that(tmp_path):
+    """The launch header's instantiation (``launch k<float, 256>``) comes first: a
+    rewritten copy gated against a spec with several instantiations of one kernel name,
+    or none, still launches the one its own header names."""
+    from kltrans.gate.run import pick_kernel
+    from kltrans.syntax.unit import load
+    from kltrans.workload.spec import load_workload
+
+    lin = next(lin for lin in SUITE if lin.name == "rmsnorm-tmpl")
+    v2 = next(v for v in lin.versions if v.variant == "v2_unrolled_shfl")
+    copy = tmp_path / "candidate.cu"
+    copy.write_text(_src(v2.path).replace("launch rmsNorm<float, 256>", "launch rmsNorm<float, 128>"))
+    [u] = load(str(copy))
+    assert pick_kernel(load_workload(lin.workload), str(copy), u, None) == \
+        ("rmsNorm", "rmsNorm<float, 128>")
+
+
 def test_the_committed_baseline_covers_the_suite_and_the_readme_quotes_it():
     """bench/results/generality_baseline.json (made by kltrans generality, merged from the
     CPU and the H200 runs) has every lineage and every measure, and corpus/wild/README.md

@@ -13,6 +13,8 @@ import os
 import time
 from dataclasses import dataclass, field
 
+from kltrans.syntax.contract import ContractError, contracts
+
 STAGES = ("compile", "correct", "profile")
 
 
@@ -73,10 +75,18 @@ def pick_kernel(wl, path: str, unit, kernel: str | None) -> tuple[str, str | Non
 
 def _instantiation(wl, unit, kernel: str) -> str | None:
     """For a template kernel in a file the spec does not list (a rewrite of one of its
-    variants, written elsewhere): the name expression of the spec's variants of that
-    kernel, when they agree on one. Without it NVRTC instantiates nothing to launch."""
+    variants, written elsewhere): the instantiation its launch contract names (``//
+    kltrans: launch k<float, 256> ...``), else the name expression of the spec's variants
+    of that kernel, when they agree on one. Without it NVRTC instantiates nothing to
+    launch."""
     if not any(k.name == kernel and k.template_params for k in unit.kernels()):
         return None
+    try:
+        c = contracts(unit).get(kernel)
+    except ContractError:
+        c = None
+    if c is not None and c.template_args:
+        return f"{kernel}<{', '.join(c.template_args)}>"
     exprs = {v.get("name_expression") for v in wl.kernels.values()
              if v["kernel"] == kernel and v.get("name_expression")}
     return exprs.pop() if len(exprs) == 1 else None

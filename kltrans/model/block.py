@@ -30,7 +30,7 @@ import threading
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from kltrans.model.effects import (Cell, Effects, Machine, Ptr, Term, Unsupported, _declarator,
+from kltrans.model.effects import (Cell, Effects, Machine, MemRef, Ptr, Term, Unsupported, _declarator,
                                    _Return, binop)
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -87,13 +87,16 @@ class _Thread(Machine):
                 "__shared__" not in self.unit.text(n).split("=")[0]:
             return super().declare(n, env)
         extern = "extern" in self.unit.text(n).split("=")[0]
-        typ = self.unit.text(n.child_by_field_name("type"))
+        typ = self.bound(self.unit.text(n.child_by_field_name("type")))
         for d in n.children_by_field_name("declarator"):
-            name, dims, _, _ = _declarator(self.unit, d, self, env) if not extern else \
+            name, dims, ptr, _ = _declarator(self.unit, d, self, env) if not extern else \
                 (self.unit.text(_ident(d)), [], False, False)
             base = "shared (dynamic)" if extern else f"shared {name}"
             self.block.types.setdefault(base, typ)
-            env[name] = Cell(Ptr(base, 0, 1, None, tuple(dims[1:])))
+            if not extern and not dims and not ptr:  # a scalar: one shared element
+                env[name] = MemRef(self, base, 0, 1, None)
+            else:
+                env[name] = Cell(Ptr(base, 0, 1, None, tuple(dims[1:])))
 
     def _elem(self, base):
         if base in self.block.types:
@@ -102,7 +105,8 @@ class _Thread(Machine):
 
     def view(self, p, typ):
         if p.base == "shared (dynamic)":
-            target = typ.rstrip("* ").replace("const", "").replace("volatile", "").strip()
+            target = self.bound(typ).rstrip("* ").replace("const", "").replace(
+                "volatile", "").strip()
             seen = self.block.types.setdefault("shared (dynamic) view", target)
             if seen != target:
                 raise Unsupported("the dynamic shared memory is viewed as two types")

@@ -42,6 +42,7 @@ from typing import TYPE_CHECKING, Any
 
 from kltrans.analysis.smem import record_fields, type_size
 from kltrans.model.accesses import typedefs
+from kltrans.model.launch import template_bindings
 from kltrans.model.ops import operations
 from kltrans.syntax.contract import file_constants
 from kltrans.syntax.cuda import find_functions
@@ -160,6 +161,17 @@ class Machine:
         self.fn = fn
         self.ints = dict(ints)  # parameters and builtins: "n", "threadIdx.x", ...
         self.consts = file_constants(unit)
+        # template parameters bound by the launch contract: values as integers, types
+        # by name (T -> float)
+        self.types: dict[str, str] = {}
+        for name, arg in template_bindings(unit, fn).items():
+            kind = next(t.kind for t in fn.template_params if t.name == name)
+            if kind == "type":
+                self.types[name] = arg
+            elif arg in ("true", "false"):
+                self.ints.setdefault(name, int(arg == "true"))
+            elif re.fullmatch(r"-?\d+[uUlL]*", arg):
+                self.ints.setdefault(name, int(arg.rstrip("uUlL")))
         self.funcs = {f.name: f for f in find_functions(unit) if f.body is not None}
         self.ops = {op.node.id: op for op in operations(unit)}
         self.fx = Effects()
@@ -377,7 +389,7 @@ class Machine:
         if t == "lambda_expression":
             return Fn(n, env)
         if t in ("sizeof_expression",):
-            v = type_size(self.unit, self.unit.text(n)[6:].strip(" ()"))
+            v = type_size(self.unit, self.bound(self.unit.text(n)[6:].strip(" ()")))
             if v is None:
                 raise Unsupported(f"{self.unit.text(n)}")
             return v
@@ -401,8 +413,15 @@ class Machine:
             return self.view(val, typ)
         return self.convert(typ, val)
 
+    def bound(self, typ: str) -> str:
+        """``typ`` with the kernel's type template parameters replaced by their launch's
+        types (``T*`` -> ``float*``)."""
+        if not self.types:
+            return typ
+        return re.sub(r"[A-Za-z_]\w*", lambda m: self.types.get(m.group(0), m.group(0)), typ)
+
     def view(self, p: Ptr, typ: str) -> Ptr:
-        target = _QUALIFIERS.sub("", typ.rstrip("* ").strip()).strip()
+        target = _QUALIFIERS.sub("", self.bound(typ).rstrip("* ").strip()).strip()
         elem = self._elem(p.base)
         ts, es = type_size(self.unit, target), type_size(self.unit, elem) if elem else None
         if ts is None or es is None or ts % es:
@@ -412,7 +431,7 @@ class Machine:
     def _elem(self, base: str) -> str | None:
         for p in self.fn.params:
             if p.name == base:
-                return _QUALIFIERS.sub("", p.base_type).strip()
+                return _QUALIFIERS.sub("", self.bound(p.base_type)).strip()
         return None
 
     def assign(self, n, env):
@@ -475,7 +494,7 @@ class Machine:
         if alias is not None and not alias[1]:
             return alias[0]
         if any(t.kind == "type" and t.name == name for t in self.fn.template_params):
-            return name
+            return self.types.get(name, name)
         return None
 
     def invoke(self, fnode, closure: dict, args, env):

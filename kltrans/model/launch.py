@@ -236,6 +236,23 @@ def same_launch(a: "Unit", b: "Unit") -> tuple[bool, str]:
     return True, "the same launches"
 
 
+def template_bindings(unit: "Unit", fn) -> dict[str, str]:
+    """``fn``'s template parameters bound by its launch contract (``// kltrans: launch
+    k<float, 256> ...`` or a launcher ``k<float, 256><<<...>>>``): ``{"T": "float",
+    "blockSize": "256"}``, the arguments as written; empty when the contract names no
+    instantiation or cannot be read."""
+    if not fn.template_params:
+        return {}
+    try:
+        c = contracts(unit).get(fn.name)
+    except ContractError:
+        return {}
+    if c is None or not c.template_args:
+        return {}
+    return {tp.name: a.strip() for tp, a in zip(fn.template_params, c.template_args)
+            if tp.name}
+
+
 def template_values(fn, name_expression: str | None) -> dict[str, int]:
     """The integer and ``bool`` template arguments that ``name_expression`` (``k<float,
     256, false>``, the gate's name of the instantiation it runs) gives ``fn``'s value

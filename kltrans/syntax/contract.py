@@ -6,6 +6,10 @@ kernel::
     // kltrans: launch saxpy grid=ceil_div(n, 256) block=256 smem=0
     // kltrans: launch transpose grid=(ceil_div(cols, 32), ceil_div(rows, 32)) block=(32, 8)
 
+A template kernel names the instantiation it is launched as after its name (``// kltrans:
+launch rmsNorm<float, 256> grid=rows block=256``), so that the kernel model can bind the
+template parameters (``T`` to ``float``, ``blockSize`` to 256) from the file alone.
+
 Keys: ``grid`` and ``block`` (an expression, or a tuple of up to three), ``smem``
 (dynamic shared-memory bytes, default 0). Expressions use the kernel's size parameters
 and template parameters, integers, ``+ - * // / %`` (``/`` is integer division, as in
@@ -33,7 +37,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from kltrans.syntax.unit import Unit
 
 HEADER = re.compile(r"^(?P<indent>[ \t]*)//[ \t]*kltrans:[ \t]*launch[ \t]+(?P<kernel>[A-Za-z_]\w*)"
-                    r"(?P<rest>[^\n]*)$", re.MULTILINE)
+                    r"(?:<(?P<targs>[^<>\n]*)>)?(?P<rest>[^\n]*)$", re.MULTILINE)
 KEYS = ("grid", "block", "smem")
 
 
@@ -54,6 +58,9 @@ class LaunchContract:
     # contract may use them), and the kernel's __launch_bounds__ maximum, evaluated
     constants: tuple = field(default=(), compare=False, repr=False)
     max_threads: int | None = field(default=None, compare=False, repr=False)
+    # the instantiation a template kernel is launched as (``k<float, 256>``: the header's
+    # ``launch k<float, 256>`` or the launcher's template arguments), as written
+    template_args: tuple[str, ...] = ()
 
     def evaluate(self, sizes: dict[str, int]) -> tuple[tuple[int, int, int], tuple[int, int, int], int]:
         """(grid, block, smem) as integers for the given size/template values.
@@ -135,8 +142,11 @@ def parse_header_line(line: str) -> LaunchContract:
     for k in ("grid", "block"):
         if k not in fields:
             raise ContractError(f"launch header for {m.group('kernel')} needs {k}=...")
+    targs = tuple(_split_top(m.group("targs"), ",")) if m.group("targs") is not None else ()
+    if m.group("targs") is not None and not targs:
+        raise ContractError(f"launch header for {m.group('kernel')}: empty template arguments")
     c = LaunchContract(m.group("kernel"), _dims(fields["grid"]), _dims(fields["block"]),
-                       fields.get("smem", "0"))
+                       fields.get("smem", "0"), template_args=targs)
     for e in (*c.grid, *c.block, c.smem):
         _check_expr(e)
     return c
@@ -146,7 +156,8 @@ def format_contract(c: LaunchContract, indent: str = "") -> str:
     def dims(d):
         return d[0] if len(d) == 1 else "(" + ", ".join(d) + ")"
 
-    s = f"{indent}// kltrans: launch {c.kernel} grid={dims(c.grid)} block={dims(c.block)}"
+    name = c.kernel + (f"<{', '.join(c.template_args)}>" if c.template_args else "")
+    s = f"{indent}// kltrans: launch {name} grid={dims(c.grid)} block={dims(c.block)}"
     if c.smem not in ("0", ""):
         s += f" smem={c.smem}"
     return s
@@ -181,7 +192,8 @@ def contracts(unit: "Unit") -> dict[str, LaunchContract]:
         grid = _resolve(unit, launch, launch.grid)
         block = _resolve(unit, launch, launch.block)
         out[launch.kernel] = LaunchContract(launch.kernel, grid, block,
-                                            launch.shared_bytes or "0", "launcher")
+                                            launch.shared_bytes or "0", "launcher",
+                                            template_args=tuple(launch.template_args))
     if out:
         consts = file_constants(unit) if consts is None else consts
         bounds = {}
@@ -213,6 +225,11 @@ def _disagreement(unit: "Unit", header: LaunchContract, launch, consts: dict) ->
     def as_params(e: str) -> str:
         return re.sub(r"[A-Za-z_]\w*", lambda m: rename.get(m.group(0), m.group(0)), e)
 
+    if header.template_args and launch.template_args and \
+            [a.replace(" ", "") for a in header.template_args] != \
+            [a.replace(" ", "") for a in launch.template_args]:
+        return (f"template arguments <{', '.join(header.template_args)}> and "
+                f"<{', '.join(launch.template_args)}> (the header's first, the launcher's second)")
     pairs = [("grid", header.grid, _resolve(unit, launch, launch.grid)),
              ("block", header.block, _resolve(unit, launch, launch.block))]
     for what, h, l in pairs:

@@ -180,6 +180,28 @@ class Workload:
 _NAME = re.compile(r"^[A-Za-z_]\w*$")
 
 
+def _instantiation_disagrees(path: str, kernel: str, name_expression: str | None
+                             ) -> str | None:
+    """Why the instantiation the kernel file's launch header names (``// kltrans: launch
+    k<float, 256> ...``) is not ``name_expression``; None when they agree or the header
+    names none."""
+    from kltrans.syntax.contract import HEADER, split_top
+
+    with open(path, encoding="utf-8", errors="replace") as f:
+        text = f.read()
+    m = next((m for m in HEADER.finditer(text) if m.group("kernel") == kernel), None)
+    if m is None or m.group("targs") is None or not name_expression:
+        return None
+    header = [a.replace(" ", "") for a in split_top(m.group("targs"), ",")]
+    ne = name_expression.strip()
+    given = [a.replace(" ", "") for a in split_top(ne[ne.index("<") + 1:-1], ",")] \
+        if "<" in ne and ne.endswith(">") else []
+    if ne.split("<")[0].strip() != kernel or header != given:
+        return (f"{name_expression!r} is not the instantiation the launch header of "
+                f"{os.path.basename(path)} names ({kernel}<{m.group('targs')}>)")
+    return None
+
+
 def load_workload(path: str) -> Workload:
     """Load and validate ``path/workload.yaml`` (``path`` may name the file itself)."""
     import yaml
@@ -357,6 +379,10 @@ def load_workload(path: str) -> Workload:
         kb = k.get("bench_size")
         if kb is not None and (not isinstance(kb, dict) or set(kb) != set(sizes)):
             raise _err(P, f"{w}.bench_size", f"must give exactly {', '.join(sizes)}")
+        why = _instantiation_disagrees(os.path.join(folder, k["file"]), k["kernel"],
+                                       k.get("name_expression"))
+        if why:
+            raise _err(P, f"{w}.name_expression", why)
         kernels[vname] = {"file": k["file"], "kernel": k["kernel"],
                           "name_expression": k.get("name_expression"), "bench_size": kb}
     # formulas must evaluate at the bench size

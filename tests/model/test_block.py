@@ -1,8 +1,11 @@
 """The block machine (kltrans.model.block): whole blocks run with barriers and warp
 collectives, block folds read in any spelling, refused where the fold is not whole."""
 
+import pytest
+
 from kltrans.model.block import leader_fold, normal, same_effects
-from kltrans.model.effects import Term, binop, draws
+from kltrans.model.effects import Term, Unsupported, binop, draws
+from kltrans.model.grid import grid_run
 from kltrans.model.ops import operations
 from kltrans.syntax import parse
 
@@ -86,3 +89,33 @@ def test_same_effects_compares_kernels_by_what_a_block_does():
     assert ok, why
     ok, why = same_effects(tree, shuffle, "k", draws(fn, 64, 0, 1), 64)
     assert not ok  # a shared-memory tree and warp shuffles are different collectives
+
+
+def test_a_shared_scalar_is_one_element_every_thread_sees():
+    # thread 0 stores the block's value; every thread reads it back after the barrier
+    src = ("// kltrans: launch k grid=1 block=64\n"
+           "__global__ void k(const float* x, float* y, int n) {\n"
+           "    __shared__ float s;\n"
+           "    if (threadIdx.x == 0) s = x[0];\n"
+           "    __syncthreads();\n"
+           "    y[threadIdx.x] = s * x[threadIdx.x];\n}\n")
+    u = parse(src, "k.cu")
+    fx = grid_run(u, u.kernels()[0], {"n": 64})
+    assert normal(fx.stores[("y", 5)]) == normal(binop("*", Term("load", "x", 0),
+                                                      Term("load", "x", 5)))
+
+
+def test_the_launch_header_binds_template_parameters():
+    # T is float and B is 64 by the header: the float4 view of a T* and the loop over B
+    # both run; without the header's instantiation the view's size is unknown
+    body = ("template <class T, int B>\n__global__ void k(const T* x, T* y, int n) {\n"
+            "    const float4* x4 = reinterpret_cast<const float4*>(x);\n"
+            "    float4 v = x4[threadIdx.x];\n"
+            "    if (B >= 64) y[threadIdx.x] = v.x + v.w;\n}\n")
+    bound = parse("// kltrans: launch k<float, 64> grid=1 block=64\n" + body, "k.cu")
+    fx = grid_run(bound, bound.kernels()[0], {"n": 256})
+    assert normal(fx.stores[("y", 1)]) == normal(binop("+", Term("load", "x", 4),
+                                                      Term("load", "x", 7)))
+    unbound = parse("// kltrans: launch k grid=1 block=64\n" + body, "k.cu")
+    with pytest.raises(Unsupported, match="a view of x"):
+        grid_run(unbound, unbound.kernels()[0], {"n": 256})

@@ -1,4 +1,4 @@
-// kltrans: launch reduce0 grid=ceil_div(n, 256) block=256
+// kltrans: launch reduce0<float> grid=ceil_div(n, 256) block=256
 // Version 0 (naive root): no cooperation at all. Each thread owns one input element
 // and adds it straight into g_odata[0] (zeroed by the caller) with atomicAdd, so every
 // element costs one contended global atomic.

@@ -1,4 +1,4 @@
-// kltrans: launch reduce1 grid=ceil_div(n, 256) block=256 smem=256*4
+// kltrans: launch reduce1<float> grid=ceil_div(n, 256) block=256 smem=256*4
 // Version 1: a shared-memory tree inside each block. Every thread stages one element
 // in dynamic shared memory, then the block halves the live values each round with
 // interleaved addressing: in round s, threads whose tid is a multiple of 2*s add the

@@ -1,4 +1,4 @@
-// kltrans: launch reduce2 grid=ceil_div(n, 256) block=256 smem=256*4
+// kltrans: launch reduce2<float> grid=ceil_div(n, 256) block=256 smem=256*4
 // Version 2: the same interleaved tree, but the work of round s goes to the first
 // blockDim.x / (2*s) threads: thread tid handles the pair at index = 2*s*tid. The
 // active threads are now contiguous (whole warps retire together, no divergence inside

@@ -1,4 +1,4 @@
-// kltrans: launch reduce3 grid=ceil_div(n, 256) block=256 smem=256*4
+// kltrans: launch reduce3<float> grid=ceil_div(n, 256) block=256 smem=256*4
 // Version 3: sequential addressing. Round s folds the upper half of the live values
 // onto the lower half (thread tid adds sdata[tid + s]), with s running from
 // blockDim.x / 2 down to 1. Active threads stay contiguous and consecutive threads

@@ -1,4 +1,4 @@
-// kltrans: launch reduce4 grid=ceil_div(n, 2*256) block=256 smem=256*4
+// kltrans: launch reduce4<float> grid=ceil_div(n, 2*256) block=256 smem=256*4
 // Version 4: first add during the global load. Each block now covers 2 * blockDim.x
 // elements: a thread reads one element and the element blockDim.x further on, adds the
 // two in a register and stages only the sum, so half as many blocks run the same

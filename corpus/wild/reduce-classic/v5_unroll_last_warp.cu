@@ -1,4 +1,4 @@
-// kltrans: launch reduce5 grid=ceil_div(n, 2*256) block=256 smem=256*4
+// kltrans: launch reduce5<float> grid=ceil_div(n, 2*256) block=256 smem=256*4
 // Version 5: unroll the last warp. Once 32 or fewer values are live they all belong to
 // warp 0, so the loop stops at s > 32 and a warp-level helper finishes the last six
 // rounds without __syncthreads() and without the loop's index and branch overhead. The

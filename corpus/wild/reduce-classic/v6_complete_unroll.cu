@@ -1,4 +1,4 @@
-// kltrans: launch reduce6 grid=ceil_div(n, 2*256) block=256 smem=256*4
+// kltrans: launch reduce6<float, 256> grid=ceil_div(n, 2*256) block=256 smem=256*4
 // Version 6: completely unrolled. The block size becomes a template parameter, so the
 // tree's rounds are written out one per power of two and each `if (blockSize >= ...)`
 // is decided at compile time: no loop counter, no loop branch, and the rounds a given

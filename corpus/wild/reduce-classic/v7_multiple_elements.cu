@@ -1,4 +1,4 @@
-// kltrans: launch reduce7 grid=min(ceil_div(n, 2*256), MAX_BLOCKS) block=256 smem=256*4
+// kltrans: launch reduce7<float, 256, false> grid=min(ceil_div(n, 2*256), MAX_BLOCKS) block=256 smem=256*4
 // Version 7: multiple elements per thread. The grid is capped at MAX_BLOCKS blocks
 // (about one full wave of resident blocks) and each thread walks the input with a
 // grid-stride while loop, summing a pair of elements blockSize apart per trip in a

@@ -1,4 +1,4 @@
-// kltrans: launch reduce8 grid=min(ceil_div(n, 2*256), MAX_BLOCKS) block=256 smem=256/32*4
+// kltrans: launch reduce8<float, 256, false> grid=min(ceil_div(n, 2*256), MAX_BLOCKS) block=256 smem=256/32*4
 // Version 8 (expert): warp shuffles instead of the shared-memory tree. After the same
 // capped grid-stride accumulation as version 7, each warp sums its 32 registers with
 // __shfl_down_sync (no shared memory, no barriers), lane 0 of every warp leaves the

@@ -1,4 +1,4 @@
-// kltrans: launch rmsNorm grid=rows block=256 smem=256*4
+// kltrans: launch rmsNorm<float> grid=rows block=256 smem=256*4
 // RMSNorm, version 1: a thread block per row. The block's threads stride across the row
 // (thread t takes columns t, t + blockDim.x, ...), so a warp's loads are contiguous.
 // Each thread leaves its partial sum of squares in dynamic shared memory, reached through

@@ -1,4 +1,4 @@
-// kltrans: launch rmsNorm grid=min(rows, MAX_BLOCKS) block=256 smem=256*4
+// kltrans: launch rmsNorm<float, 256> grid=min(rows, MAX_BLOCKS) block=256 smem=256*4
 // RMSNorm, version 2: the block size becomes a template parameter. With blockSize known
 // at compile time the shared-memory tree is written out round by round, each round
 // behind an `if (blockSize >= ...)` that the compiler keeps or drops, and the column

@@ -1,4 +1,4 @@
-// kltrans: launch rmsNorm grid=min(rows, MAX_BLOCKS) block=256 smem=256*4
+// kltrans: launch rmsNorm<float, 256> grid=min(rows, MAX_BLOCKS) block=256 smem=256*4
 // RMSNorm, version 3 (expert): 16-byte memory traffic. When cols is a multiple of 4,
 // every row starts on a 16-byte boundary, so both sweeps move x, w and y as float4
 // (a quarter of the load/store instructions, full 128-byte lines per warp); other widths

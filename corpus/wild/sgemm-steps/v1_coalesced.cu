@@ -1,4 +1,4 @@
-// kltrans: launch sgemm_coalesced grid=(ceil_div(M, 32), ceil_div(N, 32)) block=32*32
+// kltrans: launch sgemm_coalesced<32> grid=(ceil_div(M, 32), ceil_div(N, 32)) block=32*32
 // SGEMM with coalesced global accesses: the block is one-dimensional (BLOCKSIZE^2
 // threads) and the thread index is split so that consecutive threads take consecutive
 // columns of the same row of C. A warp then reads one A element (a broadcast), 32

@@ -1,4 +1,4 @@
-// kltrans: launch sgemm_smem_blocking grid=(ceil_div(M, 32), ceil_div(N, 32)) block=32*32
+// kltrans: launch sgemm_smem_blocking<32> grid=(ceil_div(M, 32), ceil_div(N, 32)) block=32*32
 // SGEMM with shared-memory cache blocking: each block owns a BLOCKSIZE x BLOCKSIZE tile
 // of C and walks K in BLOCKSIZE-wide chunks. Per chunk every thread copies one element of
 // A and one of B into shared memory, the block synchronizes, and the dot products read

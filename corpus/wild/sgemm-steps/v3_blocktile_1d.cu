@@ -1,4 +1,4 @@
-// kltrans: launch sgemm_blocktile_1d grid=(ceil_div(N, 64), ceil_div(M, 64)) block=64*64/8
+// kltrans: launch sgemm_blocktile_1d<64, 64, 8, 8> grid=(ceil_div(N, 64), ceil_div(M, 64)) block=64*64/8
 // SGEMM with 1-D block tiling: a block computes a BM x BN tile of C with BM * BN / TM
 // threads, and each thread accumulates TM results down one column of the tile in
 // registers. Every B value read from shared memory is reused TM times, so the inner loop

@@ -1,4 +1,4 @@
-// kltrans: launch sgemm_blocktile_2d grid=(ceil_div(N, 128), ceil_div(M, 128)) block=128*128/(8*8)
+// kltrans: launch sgemm_blocktile_2d<128, 128, 8, 8, 8> grid=(ceil_div(N, 128), ceil_div(M, 128)) block=128*128/(8*8)
 // SGEMM with 2-D block tiling: each thread now computes a TM x TN register tile of C.
 // Per k step it loads TM values of A and TN values of B from shared memory into
 // registers and does TM * TN multiply-adds with them (an outer product), so shared-memory

@@ -1,4 +1,4 @@
-// kltrans: launch sgemm_vectorized grid=(ceil_div(N, 128), ceil_div(M, 128)) block=128*128/(8*8)
+// kltrans: launch sgemm_vectorized<128, 128, 8, 8, 8> grid=(ceil_div(N, 128), ceil_div(M, 128)) block=128*128/(8*8)
 // SGEMM with 2-D block tiling and 128-bit memory accesses: the A and B chunks are read
 // from global memory as float4 (four consecutive floats of a row), and C is read and
 // written as float4. The A chunk is stored transposed in shared memory (As[k][m]), so the

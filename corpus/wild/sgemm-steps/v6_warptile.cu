@@ -1,4 +1,4 @@
-// kltrans: launch sgemm_warptile grid=(ceil_div(N, 128), ceil_div(M, 128)) block=256
+// kltrans: launch sgemm_warptile<128, 128, 16, 32, 64, 2, 8, 4, 256> grid=(ceil_div(N, 128), ceil_div(M, 128)) block=256
 // SGEMM with warp tiling, the level between block tile and thread tile: the BM x BN block
 // tile is split into WM x WN warp tiles, one per warp, and each warp tile into
 // WMITER x WNITER sub-tiles of WSUBM x WSUBN that the 32 lanes cover with their TM x TN
