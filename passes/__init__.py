@@ -13,6 +13,8 @@ CATALOGUE = {
     "unroll-last-warp": "passes.last_warp:UnrollLastWarp",
     "roll-last-warp": "passes.last_warp:RollLastWarp",
     "vectorize-views": "passes.vector_views:VectorizeViews",
+    "vector-path": "passes.vector_path:VectorPath",
+    "scalar-path": "passes.vector_path:ScalarPath",
     "add-launch-bounds": "passes.launch_bounds:AddLaunchBounds",
     "atomic-per-thread": "passes.block_reduce_atomic:AtomicPerThread",
     "block-reduce-atomic": "passes.block_reduce_atomic:BlockReduceAtomic",
@@ -114,7 +116,7 @@ CATALOGUE = {
 # after these, by name.
 WALK_ORDER = [
     "drop-stream-hints", "drop-l2-prefetch", "drop-launch-bounds", "unrestrict-pointers",
-    "precise-math",
+    "precise-math", "scalar-path",
     "sync-copy", "single-buffer", "unregister-block", "unpad-smem", "untile-smem", "direct-gemm",
     "two-pass-softmax", "per-lane-atomics", "global-atomics", "global-columns", "atomic-per-thread",
     "direct-row-stats", "smem-reduce", "reduce-after-load", "reload-row", "row-per-thread", "scalarize-access", "scalarize-bytes", "scalarize-bf16",

@@ -276,3 +276,19 @@ def test_same_program_compares_launch_bounds():
     assert same_program(a, parse(k.format(lb=""), "c.cu"), None)[0]
     ok, why = same_program(a, b, None)
     assert not ok and "launch bounds" in why
+
+
+def test_an_expert_step_that_two_simplify_passes_peel_is_explained_backwards():
+    """B adds two mechanisms in spellings no optimize pass writes (launch bounds as an
+    expression, __ldcs through a pointer sum): the forward side's move cannot meet, and B
+    peeled by drop-launch-bounds and then drop-stream-hints is A."""
+    a = ("// kltrans: launch k grid=ceil_div(n, 256) block=256\n"
+         "__global__ void k(const float* x, float* y, int n) {\n"
+         "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+         "    if (i < n) y[i] = 2.0f * x[i];\n}\n")
+    b = a.replace("__global__ void k", "__global__ void __launch_bounds__(128 * 2) k").replace(
+        "2.0f * x[i]", "2.0f * __ldcs(x + i)")
+    got = explain(a, b, passes=["add-launch-bounds", "drop-launch-bounds", "drop-stream-hints"])
+    assert got.exact and got.direction == "inverse", got
+    assert sorted(s.spec.split("{")[0] for s in got.inverse_steps) == \
+        ["drop-launch-bounds", "drop-stream-hints"]

@@ -155,3 +155,24 @@ def test_constexprs_and_group_ranks_left_dead_go_but_a_launch_header_keeps_its_n
     assert "constexpr int kStep" not in out
     # ok: kBlock is read by the launch header, a comment to the parser
     assert "constexpr int kBlock = 128;" in out
+
+
+def test_made_dead_removes_what_only_the_rewritten_code_read():
+    from kltrans.passes.rewrite import made_dead
+
+    old = parse("__global__ void k(const float* x, float* y, int n) {\n"
+                "    const int n4 = n / 4;\n"
+                "    const int half = n4 / 2;\n"
+                "    const float4* x4 = reinterpret_cast<const float4*>(x);\n"
+                "    int unused = 3;\n"
+                "    if (n % 4 == 0) { for (int i = 0; i < half; ++i) y[i] = x4[i].x; }\n"
+                "    else { y[0] = x[0]; }\n}\n", "k.cu")
+    new = parse(old.source.decode().replace(
+        "if (n % 4 == 0) { for (int i = 0; i < half; ++i) y[i] = x4[i].x; }\n    else { y[0] = x[0]; }",
+        "y[0] = x[0];"), "k.cu")
+    once = apply_edits(new, made_dead(old, new)).source.decode()
+    # x4 and half go; n4, still read by half's initializer in `new`, on the next round;
+    # `unused` was dead before the rewrite and stays
+    assert "x4" not in once and "half" not in once and "n4" in once
+    twice = apply_edits(parse(once, "k.cu"), made_dead(old, parse(once, "k.cu"))).source.decode()
+    assert "n4" not in twice and "int unused = 3;" in twice and "y[0] = x[0];" in twice

@@ -218,6 +218,9 @@ class _Search:
         hi = leaves[j].start if j < len(leaves) else len(unit.source)
         return any(s <= hi and lo <= e for s, e in ranges)
 
+    def expired(self) -> bool:
+        return self.deadline is not None and time.perf_counter() > self.deadline
+
     def moves(self, unit: "Unit", goal: "Unit", variants: bool):
         """(move, new unit) for every pass and site that touches the difference."""
         from kltrans.passes.manager import run_pass
@@ -460,6 +463,29 @@ def explain(a_src, b_src, depth: int = 2, assume: tuple = (), arch: str | None =
     if not found and model:
         found, note = _same_model(a, b, fwd, bwd, ctx, kernel, deadline)
         equal = "model"
+    # a chain of simplifications alone may take the whole depth (an expert step that adds
+    # two mechanisms, each peeled by its own simplify pass): when nothing above meets, B is
+    # peeled further by backward moves alone, and only A itself (its tokens, its machine
+    # code or its program as the model reads it) can meet what is found
+    while not found and front_b and db < depth and not search.expired():
+        new_front, meets, fresh = [], [], {}
+        for st in front_b:
+            for mv, unit in search.moves(st.unit, a, False):
+                s = signature(unit)
+                if s in bwd:
+                    continue
+                ns = _State(unit, st.chain + [(mv, st.unit)])
+                bwd[s] = fresh[s] = ns
+                new_front.append(ns)
+                if s == sa:
+                    meets.append((fwd[sa], ns))
+        found, equal = _build(meets, a, b, ctx, run_pass), "tokens"
+        if not found and code:
+            found, equal = _same_program(a, b, {}, fresh, arch, deadline), "machine code"
+        if not found and model:
+            (found, note), equal = _same_model(a, b, {}, fresh, ctx, kernel, deadline), "model"
+        db += 1
+        front_b = new_front
     secs = time.perf_counter() - t0
     if found:
         steps, inv_steps, direction = found[0]

@@ -58,6 +58,7 @@ from typing import TYPE_CHECKING
 from kltrans.analysis.affine import Affine, affine_explain, affine_of, strip_parens
 from kltrans.analysis.loops import loop_of
 from kltrans.analysis.smem import type_size
+from kltrans.model.launch import template_bindings
 from kltrans.model.ops import operations
 from kltrans.syntax.cuda import find_functions, head_words
 
@@ -925,9 +926,13 @@ def _typedefs(unit: "Unit") -> dict[str, tuple[str, int]]:
 
 def _template_bindings(unit: "Unit", fn: "Function") -> dict[str, str]:
     """Type template parameters of ``fn`` that every explicit instantiation, launch and
-    call of it in the unit binds to one type (or that have a default and no binding)."""
+    call of it in the unit binds to one type (or that have a default and no binding); the
+    launch contract's instantiation (``// kltrans: launch k<float> ...``) is one launch."""
     names = {tp.name for tp in fn.template_params if tp.kind == "type" and tp.name}
     seen: dict[str, set[str]] = {}
+    for k, v in template_bindings(unit, fn).items():
+        if k in names:
+            seen.setdefault(k, set()).add(" ".join(v.split()))
     for n in unit.nodes_of_type("template_function") if names else ():
         nm, args, p = n.child_by_field_name("name"), n.child_by_field_name("arguments"), n.parent
         if nm is None or args is None or unit.text(nm).split("::")[-1] != fn.name or \

@@ -310,6 +310,9 @@ class Machine:
             return Term("num", float(val))
         if isinstance(val, Term) and base in ("int", "unsigned", "unsigned int", "long"):
             return Term("cast", base, val)
+        if isinstance(val, Ptr) and not typ.rstrip().endswith("*"):
+            # a pointer as an integer (an alignment test): its address, as a symbol
+            return Term("addr", val.base, val.offset)
         return val
 
     # ------------------------------------------------------------------- expressions
@@ -358,7 +361,9 @@ class Machine:
             if op in ("&&", "||") and isinstance(a, int):
                 if (op == "&&") != bool(a):
                     return int(bool(a))
-                return int(bool(self.concrete(n.child_by_field_name("right"), env, op)))
+                b = self.expr(n.child_by_field_name("right"), env)
+                # a value-dependent right operand stays a term (a branch on it is refused)
+                return int(bool(b)) if isinstance(b, int) else Term("logic", op, b)
             return binop(op, a, self.expr(n.child_by_field_name("right"), env))
         if t == "unary_expression":
             op = self.unit.text(n.child_by_field_name("operator"))

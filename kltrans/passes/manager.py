@@ -15,7 +15,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from kltrans.passes.facts import Context
-from kltrans.passes.rewrite import header_edit, remove
+from kltrans.passes.rewrite import header_edit, made_dead, remove
 from kltrans.syntax import Edit, EditError, apply_edits
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -149,6 +149,16 @@ def run_pass(unit: "Unit", p: "Pass", ctx: Context, only_site: int | None = None
         new = apply_edits(unit, all_edits)
     except EditError as e:
         return unit, _refused(report, f"rewrite refused: {e}")
+    if getattr(p, "drop_dead", False):
+        # declarations only the rewritten code read (a vector path's views and counts)
+        for _ in range(4):
+            dead = made_dead(unit, new)
+            if not dead:
+                break
+            try:
+                new = apply_edits(new, dead)
+            except EditError as e:
+                return unit, _refused(report, f"rewrite refused: {e}")
     old = _dangling_unroll(unit)
     dangling = [pr for key, pr in _dangling_unroll(new).items() if key not in old]
     if dangling:

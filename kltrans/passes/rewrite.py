@@ -234,6 +234,42 @@ def dead_declarations(unit, fn, gone: list, keep: set) -> list:
     return dead
 
 
+def made_dead(old: "Unit", new: "Unit") -> list[Edit]:
+    """Edits of ``new`` that remove the local declarations a rewrite of ``old`` left dead:
+    declared in a kernel's body at any depth, with initializers that have no effect
+    (:func:`no_effect`), read nowhere in ``new`` but read in ``old`` (a declaration that
+    was dead before stays). Declarations are matched by kernel, name and text. Run again on
+    the result for a chain (``n4`` read only by ``x4``'s initializer)."""
+    def decls(unit):
+        out = {}
+        for fn in unit.kernels():
+            if fn.body is None:
+                continue
+            for d in unit.walk(fn.body):
+                if d.type != "declaration":
+                    continue
+                names = [unit.text(i) for i in (declarator_ident(x) for x in
+                                                d.children_by_field_name("declarator")) if i]
+                if names:
+                    out[(fn.name, tuple(names), norm(unit.text(d)))] = (fn, d, names)
+        return out
+
+    def read(unit, fn, d, names) -> bool:
+        return any(n.type == "identifier" and unit.text(n) in names and
+                   not d.start_byte <= n.start_byte < d.end_byte for n in unit.walk(fn.body))
+
+    before = decls(old)
+    edits = []
+    for key, (fn, d, names) in decls(new).items():
+        if key not in before or read(new, fn, d, names) or not read(old, *before[key]):
+            continue
+        values = [x.child_by_field_name("value") for x in d.children_by_field_name("declarator")
+                  if x.type == "init_declarator"]
+        if all(no_effect(new, v) for v in values):
+            edits.append(remove_described(new, d))
+    return edits
+
+
 def no_effect(unit, value) -> bool:
     """Whether evaluating the initializer ``value`` has no effect: a pure expression, a
     lambda, a cooperative group, a group's index or size, or a shared-memory accessor
