@@ -13,17 +13,21 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from kltrans.analysis import loop_of
+from kltrans.analysis.affine import strip_parens
 from kltrans.analysis.verdict import Verdict
 from kltrans.match import Rule
+from kltrans.model.accesses import accesses
 from kltrans.model.effects import Machine, Unsupported, before, draws, interference, run_with
-from kltrans.model.launch import block_dim
+from kltrans.model.grid import sized_launches, same_grid_results
+from kltrans.model.launch import block_dim, regrid
 from kltrans.model.loops import loop_fact
 from kltrans.passes import Choice, Identifier, OneOf, Pass, Precondition, option
 from kltrans.passes.manager import SkipSite
 from kltrans.passes.rewrite import (dead_declarations, declarator_ident,
                                     drop_unused_definitions, fresh_numbered, indent_of,
-                                    insert_lines_before, lex, remove, remove_described,
-                                    rename, splice, statements, unshift, used_names)
+                                    insert_lines_before, lex, norm, remove, remove_described,
+                                    rename, rewritten_unit, splice, statements, unshift,
+                                    used_names)
 from kltrans.syntax import Edit
 from kltrans.syntax.contract import contracts
 
@@ -36,8 +40,10 @@ _VECTORS = {2: "float2", 4: "float4"}
 # ----------------------------------------------------------------------- reading
 @dataclass(frozen=True)
 class Tail:
-    """The scalar tail after a chunk loop: ``int J = START; if (J < N) BODY`` (kind ``if``)
-    or ``for (int J = START; J < N; J += STRIDE) BODY`` (kind ``loop``)."""
+    """The scalar tail after a chunk loop: ``int J = START; if (J < N) BODY`` (kind ``if``),
+    ``for (int J = START; J < N; J += STRIDE) BODY`` (kind ``loop``) or ``if (G) BODY``
+    whose accesses all index one element ``E`` (kind ``guard``: START is E, ``sites`` its
+    occurrences, N read from the chunk count ``C = N / W``)."""
 
     kind: str
     var: str
@@ -46,6 +52,8 @@ class Tail:
     bound: object  # N
     body: object
     stride: object = None  # STRIDE (loop)
+    sites: tuple = ()  # E's index expressions (guard)
+    width: int | None = None  # W of C = N / W (guard)
 
 
 def _grid_loop(site):
@@ -75,14 +83,15 @@ def _tail(site) -> Tail | str:
             len(nxt.children_by_field_name("declarator")) == 1:
         decl, nxt = nxt, _next(nxt)
     if nxt is None or nxt.type != "if_statement" or nxt.child_by_field_name("alternative"):
-        return ("the loop is not followed by a scalar tail `int j = ...; if (j < n) ...` or "
-                "`for (int j = ...; j < n; j += stride) ...`")
+        return ("the loop is not followed by a scalar tail `int j = ...; if (j < n) ...`, "
+                "`if (G) { ... P[E] ... }` or `for (int j = ...; j < n; j += stride) ...`")
     cond = nxt.child_by_field_name("condition").named_children[-1]
     while cond.type == "parenthesized_expression":
         cond = cond.named_children[-1]
-    if cond.type != "binary_expression" or unit.text(cond.child_by_field_name("operator")) != "<" \
-            or cond.child_by_field_name("left").type != "identifier":
-        return "the tail's condition is not `j < n`"
+    if decl is None or cond.type != "binary_expression" or \
+            unit.text(cond.child_by_field_name("operator")) != "<" or \
+            cond.child_by_field_name("left").type != "identifier":
+        return _guard_tail(site, nxt) if decl is None else "the tail's condition is not `j < n`"
     var = unit.text(cond.child_by_field_name("left"))
     ident = declarator_ident(decl.children_by_field_name("declarator")[0]) if decl else None
     if ident is None or unit.text(ident) != var:
@@ -92,6 +101,56 @@ def _tail(site) -> Tail | str:
         return f"the tail's index {var} has no initial value"
     return Tail("if", var, value, nxt, cond.child_by_field_name("right"),
                 nxt.child_by_field_name("consequence"))
+
+
+def _guard_tail(site, stmt) -> Tail | str:
+    """``if (G) BODY`` after the chunk loop: every access of BODY (the kernel model's) is
+    ``P[E]`` for one element expression E; the element count N is the dividend of the
+    chunk count (``C = N / W`` or ``N >> k``, declared before the loop or inline)."""
+    unit, fn, body = site.unit, site.function, stmt.child_by_field_name("consequence")
+    inside = [a for a in accesses(unit, fn)
+              if body.start_byte <= a.node.start_byte < body.end_byte and a.space == "global"]
+    if not inside or any(a.node.type != "subscript_expression" or a.width != 1 for a in inside):
+        return "the tail's condition is not `j < n` and its accesses are not all `P[E]`"
+    sites = tuple(_index_node(a.node) for a in inside)
+    if len({norm(_index_text(unit, a.node)) for a in inside}) != 1:
+        return "the tail's accesses index more than one element"
+    got = _dividend(site)
+    if isinstance(got, str):
+        return got
+    return Tail("guard", None, sites[0], stmt, got[0], body, sites=sites, width=got[1])
+
+
+def _index_node(sub):
+    """The index expression of a subscript ``P[E]``: E."""
+    idx = sub.child_by_field_name("indices") or sub.child_by_field_name("index")
+    return idx.named_children[0] if idx.type == "subscript_argument_list" else idx
+
+
+def _dividend(site):
+    """N of the chunk loop's bound ``C`` with ``C = N / W`` or ``N >> k`` (C declared in the
+    kernel's body before the loop, or the bound itself), or why not."""
+    unit, lp = site.unit, loop_of(site.unit, site.node)
+    c = strip_parens(lp.bound_node)
+    if c.type == "identifier":
+        name = unit.text(c)
+        decls = [x for x in statements(site.function.body)
+                 if x.type == "declaration" and x.end_byte <= site.node.start_byte and
+                 any(unit.text(declarator_ident(d) or d) == name
+                     for d in x.children_by_field_name("declarator"))]
+        d = next((d for d in decls[-1].children_by_field_name("declarator")
+                  if unit.text(declarator_ident(d) or d) == name), None) if decls else None
+        c = strip_parens(d.child_by_field_name("value")) if d is not None and \
+            d.child_by_field_name("value") is not None else None
+        if c is None:
+            return f"the chunk count {name} is not declared with a value before the loop"
+    op = unit.text(c.child_by_field_name("operator")) if c.type == "binary_expression" else None
+    right = c.child_by_field_name("right") if op else None
+    k = int(unit.text(right)) if right is not None and unit.text(right).isdigit() else None
+    w = k if op == "/" else 1 << k if op == ">>" and k is not None and k < 8 else None
+    if w not in WIDTHS:
+        return f"the chunk count is not `N / W` or `N >> k` for a W in {WIDTHS}"
+    return c.child_by_field_name("left"), w
 
 
 def _next(node):
@@ -144,7 +203,8 @@ def _read_chunks(site):
                     f"({unit.text(tail.stride)})")
         if not all(isinstance(v, int) for v in (count, start, n, j)) or count <= 0:
             return "the chunk count, the start, n or the tail index is not an integer"
-        w = (j - start) // count if (j - start) % count == 0 else None
+        w = tail.width if tail.kind == "guard" else \
+            (j - start) // count if (j - start) % count == 0 else None
         if w not in WIDTHS or (width is not None and w != width):
             return (f"the tail does not start at W * {unit.text(bound)} + "
                     f"{unit.text(lp.init_node)} for one W in {WIDTHS}")
@@ -155,6 +215,34 @@ def _read_chunks(site):
         checked.append((m, env, start % count))
     return {"loop": lp, "var": var, "bound": bound, "tail": tail, "width": width,
             "draws": checked}
+
+
+#: the sizes the grid machine compares a merged loop at: neither a multiple of a width, so
+#: that the tail has work
+GRID_CHECK_SIZES = (35, 18)
+
+
+def _same_grid(site, ctx) -> tuple:
+    """(same, why) of the kernel before and after the merge, over whole grids (the grid
+    machine, :mod:`kltrans.model.grid`) at GRID_CHECK_SIZES; None where it cannot run."""
+    try:
+        new = rewritten_unit(site, ctx)
+    except SkipSite as e:
+        return None, str(e)
+    fn = site.function
+    return same_grid_results(site.unit, new, fn.name,
+                             sized_launches(site.unit, fn, GRID_CHECK_SIZES))
+
+
+def _stores_nothing(reading) -> bool:
+    """Whether the chunk body stores nothing at any draw (what it does stays in registers:
+    comparing stores then says nothing)."""
+    body = reading["loop"].body
+    try:
+        return not any(run_with(m, env, {reading["var"]: i}, [body]).stores
+                       for m, env, i in reading["draws"])
+    except Unsupported:
+        return True
 
 
 def _same_elements(reading) -> str | None:
@@ -194,12 +282,22 @@ def _same_work(site, ctx) -> Verdict:
     got = _reading(site, ctx)
     if isinstance(got, str):
         return Verdict.unknown(got)
-    why = _same_elements(got)
-    if why:
-        return Verdict.no(why)
-    return Verdict.yes(f"each chunk stores what its {got['width']} elements' scalar bodies "
-                       f"store, and no element touches another's writes "
-                       f"({len(got['draws'])} launches)")
+    if got["tail"].kind != "guard":
+        why = _same_elements(got)
+        if why:
+            return Verdict.no(why)
+        if not _stores_nothing(got):
+            return Verdict.yes(f"each chunk stores what its {got['width']} elements' scalar "
+                               f"bodies store, and no element touches another's writes "
+                               f"({len(got['draws'])} launches)")
+    # a guarded tail has no index of its own to run it at, and a chunk that keeps its work
+    # in registers stores nothing to compare: the kernel is run whole, merged and not
+    ok, why = _same_grid(site, ctx)
+    if ok is None:
+        return Verdict.unknown(why)
+    if not ok:
+        return Verdict.no(f"the merged loop does not do what the chunks and the tail do: {why}")
+    return Verdict.yes(f"merged and chunked: {why}")
 
 
 @dataclass(frozen=True)
@@ -222,14 +320,19 @@ class UnchunkLoop(Pass):
         const int n4 = n / 4;
         for (int i = tid; i < n; i += stride) { y[i] = f(x[i]); }
 
-    The tail is ``int J = W * C + start; if (J < N) BODY`` or a grid-stride loop ``for
-    (int J = W * C + start; J < N; J += stride) BODY``.
+    The tail is ``int J = W * C + start; if (J < N) BODY``, a grid-stride loop ``for
+    (int J = W * C + start; J < N; J += stride) BODY``, or any guarded ``if (G) BODY`` whose
+    accesses all index one element E (``if (blockIdx.x == 0 && threadIdx.x < n - 4 * n4)
+    s += x[4 * n4 + threadIdx.x];``: N is then read from ``C = N / W`` or ``N >> k``). A
+    grid sized for W elements per thread (``ceil_div(n, 4 * B)``) is sized for one again.
 
     Preconditions: chunk-form (a grid-stride ``for``/``while`` loop over ``C`` chunks,
     followed by the tail, with ``C = N / W`` for one W of 2, 4, 8, 16, checked at
     concrete sizes), same-work (run by the model at three launches:
     a chunk stores exactly what the scalar tail body stores for its W elements, and no
-    element writes what another reads or writes), tail-fits (an ``if`` tail: a block has
+    element writes what another reads or writes; a guarded tail, or chunks that store
+    nothing (a sum kept in a register), are checked by running the whole kernel merged and
+    not over whole grids on the grid machine), tail-fits (an ``if`` tail: a block has
     at least W - 1 threads, one per leftover element). Declarations the merged loop no
     longer reads (the chunk count) and the helpers and structs only the chunks used go.
 
@@ -262,7 +365,12 @@ class UnchunkLoop(Pass):
         body = lp.body
         step = _while_step(site, lp)
         ind = indent_of(unit, site.node.start_byte)
-        lines = _body_lines(unit, tail.body, tail.var, got["var"])
+        if tail.kind == "guard":
+            lines = [ln for st in statements(tail.body) for ln in _lines(unit, st, splice(
+                unit, st, [(x.start_byte, x.end_byte, got["var"]) for x in tail.sites
+                           if st.start_byte <= x.start_byte < st.end_byte]))]
+        else:
+            lines = _body_lines(unit, tail.body, tail.var, got["var"])
         inner = ind + _step_indent(unit, body, ind)
         text = "{\n" + "".join(f"{inner}{ln}\n" for ln in lines)
         if step is not None:
@@ -283,13 +391,27 @@ class UnchunkLoop(Pass):
         gone += [(d.start_byte, d.end_byte) for d in dead]
         return edits + drop_unused_definitions(unit, gone, keep)
 
+    def update_contract(self, contract, site, ctx):
+        # a grid sized for W elements per thread (one chunk) is sized for one again
+        got = _reading(site, ctx)
+        if isinstance(got, str):
+            return contract
+        new = regrid(contract, site.unit.text(got["tail"].bound), got["width"], divide=True)
+        return new or contract
+
     def inverse_for(self, site, ctx):
         got = _reading(site, ctx)
         bound = site.unit.text(got["bound"])
-        lanes = "vector" if any(t in site.unit.text(got["loop"].body) for t in
-                                ("make_float", "float4", "float2")) else "copies"
+        # chunk-loop's vector lanes carry one store `A[i] = f(B[i])`; a fold carries copies
+        stmts = statements(got["tail"].body)
+        one_store = len(stmts) == 1 and stmts[0].type == "expression_statement" and \
+            stmts[0].named_children[0].type == "assignment_expression" and \
+            site.unit.text(stmts[0].named_children[0].child_by_field_name("operator")) == "="
+        lanes = "vector" if one_store and any(t in site.unit.text(got["loop"].body) for t in
+                                              ("make_float", "float4", "float2")) else "copies"
         return ChunkLoop(width=got["width"], count=bound if bound.isidentifier() else "auto",
-                         tail_var=got["tail"].var, lanes=lanes, tail=got["tail"].kind)
+                         tail_var=got["tail"].var or "auto", lanes=lanes,
+                         tail="loop" if got["tail"].kind == "loop" else "if")
 
 
 def _width(site, ctx) -> int | None:
@@ -518,7 +640,9 @@ class ChunkLoop(Pass):
     no element writes what another reads or writes), lane-form (``vector``: the body is
     one store ``A[i] = f(B[i])`` of float arrays; ``copies`` takes any body), count (a
     named ``count`` holds N / W before the loop), tail-fits (``tail=if``: a block has at
-    least W - 1 threads), body-fits (W copies of the body stay under 4096 tokens).
+    least W - 1 threads), body-fits (W copies of the body stay under 4096 tokens). A grid
+    sized for one element per thread (``ceil_div(n, B)``) is sized for one chunk
+    (``ceil_div(n, W * B)``).
 
     Options: ``width`` (2, 4, 8, 16; ``vector`` lanes: 2 or 4), ``count`` (the variable
     holding N / W, or ``auto``: one already declared, else a new one), ``tail_var`` (the
@@ -596,6 +720,13 @@ class ChunkLoop(Pass):
                   Edit(lp.body.start_byte, lp.body.end_byte, text),
                   Edit.insert(site.node.end_byte, tail_text)]
         return edits
+
+    def update_contract(self, contract, site, ctx):
+        # a grid sized for one element per thread is sized for one chunk of W
+        got = _element_reading(site, ctx)
+        if isinstance(got, str):
+            return contract
+        return regrid(contract, site.unit.text(got[2]), self.width) or contract
 
     def _lanes(self, site, lp, var, body) -> list[str]:
         unit, w = site.unit, self.width

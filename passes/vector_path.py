@@ -20,15 +20,13 @@ vector path's test holds. The declarations only A read go with it (the engine's
 
 from __future__ import annotations
 
-import functools
 from dataclasses import dataclass
 
 from kltrans.analysis import loop_of
 from kltrans.analysis.verdict import Verdict
 from kltrans.match import Rule
 from kltrans.model.accesses import accesses
-from kltrans.model.effects import Unsupported
-from kltrans.model.grid import launch_dims, same_grid_effects
+from kltrans.model.grid import sized_launches, same_grid_results
 from kltrans.model.loops import loop_fact
 from kltrans.passes import Choice, Pass, Precondition, option
 from kltrans.passes.manager import SkipSite
@@ -81,17 +79,7 @@ def _versioned(site, ctx) -> Verdict:
 
 def _launches(site) -> list[dict]:
     """One launch: every integer parameter CHECK_SIZE, those that size the grid GRID_SIZE."""
-    fn = site.function
-    sizes = {p.name: CHECK_SIZE for p in fn.params if p.name and not p.pointer}
-    ints = dict(sizes)
-    try:
-        base = launch_dims(site.unit, fn, sizes)[0]
-        for name in sizes:
-            if launch_dims(site.unit, fn, dict(sizes, **{name: 2 * CHECK_SIZE}))[0] != base:
-                ints[name] = GRID_SIZE
-    except Unsupported:
-        pass
-    return [ints]
+    return sized_launches(site.unit, site.function, (CHECK_SIZE,), GRID_SIZE)
 
 
 def _with(site, path) -> Unit:
@@ -109,20 +97,8 @@ def _with(site, path) -> Unit:
     return Unit(splice(unit, unit.root, reps).encode(), unit.path)
 
 
-@functools.lru_cache(maxsize=256)
-def _grid_same(a: bytes, b: bytes, path: str, kernel: str, launches: tuple) -> tuple:
-    """same_grid_effects of two sources, remembered per process (a search meets one
-    program many times: once per site it checks, again when it rewrites)."""
-    try:
-        return same_grid_effects(Unit(a, path), Unit(b, path), kernel,
-                                 [dict(x) for x in launches])
-    except (Unsupported, RecursionError) as e:
-        return None, f"the grid machine cannot run it: {e}"
-
-
 def _same(a: Unit, b: Unit, site) -> tuple:
-    launches = tuple(tuple(sorted(x.items())) for x in _launches(site))
-    return _grid_same(a.source, b.source, a.path, site.function.name, launches)
+    return same_grid_results(a, b, site.function.name, _launches(site))
 
 
 def _same_results(site, ctx) -> Verdict:

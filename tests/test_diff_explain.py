@@ -292,3 +292,15 @@ def test_an_expert_step_that_two_simplify_passes_peel_is_explained_backwards():
     assert got.exact and got.direction == "inverse", got
     assert sorted(s.spec.split("{")[0] for s in got.inverse_steps) == \
         ["drop-launch-bounds", "drop-stream-hints"]
+
+
+def test_a_vector_step_whose_leftovers_go_to_the_first_block_is_explained_by_unchunk_loop():
+    """reduce-cg's float4 step (corpus/wild): the leftover n % 4 values are added by the
+    first threads of block 0, the index written inline, and the grid is sized for four
+    values per thread. unchunk-loop reads that tail, merges it (checked on the grid
+    machine: the chunks keep their sum in a register) and sizes the grid per value again."""
+    d = os.path.join(ROOT, "corpus", "wild", "reduce-cg")
+    a, b = (open(os.path.join(d, f)).read() for f in ("v3_cg_reduce.cu", "v4_vector_loads.cu"))
+    got = explain(a, b, passes=["unchunk-loop", "chunk-loop", "drop-stream-hints"])
+    assert got.exact and got.direction == "inverse", got
+    assert [s.spec.split("{")[0] for s in got.inverse_steps] == ["unchunk-loop"]

@@ -153,6 +153,10 @@ class _Return(Exception):
         self.value = value
 
 
+#: cooperative-group queries a thread answers from its own indices (Machine.group_query)
+_GROUP_QUERIES = ("index.block_rank", "index.thread", "index.lane", "index.warp",
+                  "size.block", "size.tile", "size.tiles", "index.block")
+
 class Machine:
     """Runs statements of ``fn`` for one thread of a launch (see the module doc)."""
 
@@ -337,6 +341,14 @@ class Machine:
             return self.name(self.unit.text(n), env)
         if t == "field_expression":
             arg = n.child_by_field_name("argument")
+            op = self.ops.get(arg.id) if arg.type == "call_expression" else None
+            f = self.unit.text(n.child_by_field_name("field"))
+            if op is not None and op.name in ("index.block", "index.thread") and f in "xyz":
+                # block.group_index().x, block.thread_index().x
+                key = ("blockIdx." if op.name == "index.block" else "threadIdx.") + f
+                if key not in self.ints:
+                    raise Unsupported(f"{self.unit.text(n)}: not known at this launch")
+                return self.ints[key]
             if arg.type == "identifier" and self.unit.text(arg) in ("threadIdx", "blockIdx",
                                                                     "blockDim", "gridDim"):
                 key = self.unit.text(n).replace(" ", "")
@@ -454,6 +466,9 @@ class Machine:
                 if c.type != "comment"]
         op = self.ops.get(n.id)
         if op is not None:
+            got = self.group_query(op)
+            if got is not None:
+                return got
             if op.name == "load.cached":
                 return self.load(self.expr(args[0], env))
             if op.name == "store.cached":
@@ -489,6 +504,27 @@ class Machine:
         if any(isinstance(v, (Ptr, Agg, Fn)) for v in vals):
             raise Unsupported(f"a call of {name} with a pointer or aggregate argument")
         return Term("call", name, *vals)
+
+    def group_query(self, op) -> int | None:
+        """A cooperative group's index or size that one thread knows from its own indices
+        (``block.thread_rank()``, ``tile.meta_group_rank()``, ``block.size()`` ...), or None
+        for any other operation; :class:`Unsupported` when the launch leaves it unknown."""
+        keys = ("threadIdx.x", "threadIdx.y", "threadIdx.z", "blockDim.x", "blockDim.y",
+                "blockDim.z")
+        if op.name not in _GROUP_QUERIES:
+            return None
+        if op.name == "index.block":
+            if "blockIdx.x" not in self.ints:
+                raise Unsupported(f"{op.spelling}: the block index is not known")
+            return self.ints["blockIdx.x"]
+        if not all(k in self.ints for k in ("threadIdx.x", "blockDim.x")):
+            raise Unsupported(f"{op.spelling}: the thread's index is not known")
+        tx, ty, tz, bx, by, bz = (self.ints.get(k, 0 if "Idx" in k else 1) for k in keys)
+        t, size = tx + bx * (ty + by * tz), bx * by * bz
+        width = op.group.width if op.group is not None and op.group.width else 32
+        return {"index.block_rank": t, "index.thread": t, "index.lane": t % width,
+                "index.warp": t // width, "size.block": size, "size.tile": width,
+                "size.tiles": size // width}[op.name]
 
     def _type_name(self, name: str) -> str | None:
         """The type ``name`` stands for when it names one (a primitive type, a typedef, a

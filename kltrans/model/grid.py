@@ -13,16 +13,17 @@ Layering: :mod:`kltrans.model.block`, :mod:`kltrans.model.effects`, :mod:`kltran
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from kltrans.model.block import Block, BlockEffects, fold, normal, region_start
 from kltrans.model.effects import Term, Unsupported
 from kltrans.syntax.contract import ContractError, contracts, evaluate, file_constants
+from kltrans.syntax.unit import Unit
 
 if TYPE_CHECKING:  # pragma: no cover
     from kltrans.syntax.cuda import Function
-    from kltrans.syntax.unit import Unit
 
 MAX_GRID_THREADS = 1 << 16
 
@@ -174,6 +175,45 @@ def same_grid_effects(a: "Unit", b: "Unit", kernel: str, launches: list[dict]
             what = "atomic folds" if got[0][0] != got[1][0] else "stores"
             return False, f"the {what} of the grid differ"
     return True, f"the same stores and atomic folds over the grid at {len(launches)} launches"
+
+
+def sized_launches(unit: "Unit", fn: "Function", sizes: tuple[int, ...],
+                   grid_size: int = 2) -> list[dict]:
+    """Launches to compare two versions of ``fn`` at: one per entry of ``sizes``, every
+    integer parameter that size, except those that size the grid (the launch contract's
+    grid changes when they double), which take ``grid_size`` so that the grid machine
+    runs a small grid. A contract that cannot be read leaves every parameter the size."""
+    out = []
+    for size in sizes:
+        ints = {p.name: size for p in fn.params if p.name and not p.pointer}
+        got = dict(ints)
+        try:
+            base = launch_dims(unit, fn, ints)[0]
+            for name in ints:
+                if launch_dims(unit, fn, dict(ints, **{name: 2 * size}))[0] != base:
+                    got[name] = grid_size
+        except Unsupported:
+            pass
+        out.append(got)
+    return out
+
+
+@functools.lru_cache(maxsize=256)
+def _same_sources(a: bytes, b: bytes, path: str, kernel: str, launches: tuple) -> tuple:
+    try:
+        return same_grid_effects(Unit(a, path), Unit(b, path), kernel,
+                                 [dict(x) for x in launches])
+    except (Unsupported, RecursionError) as e:
+        return None, f"the grid machine cannot run it: {e}"
+
+
+def same_grid_results(a: "Unit", b: "Unit", kernel: str, launches: list[dict]
+                      ) -> tuple[bool | None, str]:
+    """:func:`same_grid_effects`, with None (and why) where the grid machine cannot run
+    either version; remembered per process by the sources (a search meets one pair of
+    programs many times: once per site a precondition checks, again when it rewrites)."""
+    key = tuple(tuple(sorted(x.items())) for x in launches)
+    return _same_sources(a.source, b.source, a.path, kernel, key)
 
 
 def _loads(t):

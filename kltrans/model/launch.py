@@ -205,6 +205,30 @@ def grid_dim(contract: "LaunchContract", k: int = 0) -> GridDim:
     return read_grid(text, dict(contract.constants))
 
 
+def regrid(contract: "LaunchContract", count: str, factor: int, divide: bool = False
+           ) -> "LaunchContract | None":
+    """``contract`` with its x grid, which covers ``count``, sized for ``factor`` times as
+    many elements per block (``ceil_div(n, B)`` becomes ``ceil_div(n, 4 * B)``), or for
+    ``factor`` times fewer with ``divide`` (``ceil_div(n, 4 * B * T)`` becomes
+    ``ceil_div(n, B * T)``); a cap stays. None when the grid is not read so, or (dividing)
+    its elements per block are not ``factor * ...`` as written."""
+    g = grid_dim(contract)
+    if not g.covers or not g.counts(count) or g.covering_text is None or \
+            g.covering_text not in g.text or g.per_block is None:
+        return None
+    per = g.per_block.text.strip()
+    if divide:
+        m = re.fullmatch(rf"{factor}\s*\*\s*(.+)", per)
+        if m is None:
+            return None
+        per = m.group(1)
+    else:
+        per = f"{factor} * {per}" if re.fullmatch(r"[\w\s*]+", per) else f"{factor} * ({per})"
+    fn = "CEIL_DIV" if "CEIL_DIV(" in g.covering_text else "ceil_div"
+    new = g.text.replace(g.covering_text, f"{fn}({g.count}, {per})", 1)
+    return contract.with_(grid=(new,) + tuple(contract.grid[1:]))
+
+
 def block_dim(contract: "LaunchContract", k: int = 0) -> Extent:
     """Dimension ``k`` of ``contract``'s block, with its value when constants give one."""
     text = (contract.block[k] if k < len(contract.block) else "1").strip()

@@ -210,3 +210,21 @@ __global__ void k(const float* x, float* y, int n) {
 """
     with pytest.raises(Unsupported, match="set from something else"):
         _effects(src)
+
+
+def test_a_thread_answers_its_cooperative_groups_queries_from_its_own_indices():
+    unit, fn = _kernel("""
+    #include <cooperative_groups.h>
+    namespace cg = cooperative_groups;
+    __global__ void k(const float* x, float* y, int n) {
+        cg::thread_block block = cg::this_thread_block();
+        auto tile = cg::tiled_partition<32>(block);
+        int g = block.group_index().x * block.size() + block.thread_rank();
+        int w = tile.meta_group_rank() * 100 + tile.thread_rank();
+        y[g] = x[w];
+    }""")
+    m = Machine(unit, fn, dict(INTS, **{"threadIdx.x": 37}))
+    fx = run_with(m, m.parameters(), {}, _stmts(fn))
+    # block 1 of 256 threads, thread 37: g = 256 + 37, lane 5 of warp 1
+    assert list(fx.stores) == [("y", 293)]
+    assert "x" in str(fx.stores[("y", 293)]) and "105" in str(fx.stores[("y", 293)])

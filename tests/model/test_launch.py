@@ -95,3 +95,21 @@ def test_launches_compare_as_functions_of_the_sizes():
     other = parse(b"// kltrans: launch j grid=ceil_div(n, 256) block=256\n"
                   b"__global__ void j(float* y, int n) {}\n")
     assert "kernels" in same_launch(a, other)[1]
+
+
+@pytest.mark.parametrize("header, factor, divide, grid", [
+    ("grid=ceil_div(n, 256) block=256", 4, False, "ceil_div(n, 4 * 256)"),
+    ("grid=min(ceil_div(n, B), CAP) block=B", 2, False, "min(ceil_div(n, 2 * B), CAP)"),
+    ("grid=min(ceil_div(n, 4 * B * T), CAP) block=B", 4, True, "min(ceil_div(n, B * T), CAP)"),
+    ("grid=((n + 1023) / 1024) block=256", 2, False, "(ceil_div(n, 2 * 1024))"),
+    # refused: not sized per element of n, or no factor of 4 written to take out
+    ("grid=rows block=256", 4, False, None),
+    ("grid=ceil_div(m, 256) block=256", 4, False, None),
+    ("grid=ceil_div(n, 1024) block=256", 4, True, None),
+])
+def test_a_grid_is_resized_for_more_or_fewer_elements_per_block(header, factor, divide, grid):
+    from kltrans.model.launch import regrid
+
+    c = contracts(_unit(header, "#define B 256\n#define T 2\n#define CAP 528\n"))["k"]
+    got = regrid(c, "n", factor, divide)
+    assert (got.grid[0] if got else None) == grid

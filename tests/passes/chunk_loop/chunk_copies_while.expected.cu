@@ -3,7 +3,7 @@
 // GATE: tests/data/workloads/scale
 // A while grid-stride loop whose body declares a local: two braced copies per chunk, the
 // update stays last, and an existing variable holding n / 2 (half) is the chunk count.
-// kltrans: launch scale grid=min(ceil_div(n, 128), 264) block=128
+// kltrans: launch scale grid=min(ceil_div(n, 2 * 128), 264) block=128
 extern "C" __global__ void scale(const float* x, float* y, float a, float b, int n)
 {
     const int half = n / 2;

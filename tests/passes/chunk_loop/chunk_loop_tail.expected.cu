@@ -3,7 +3,7 @@
 // ROUNDTRIP: none: unchunk-loop keeps the declaration of the count it no longer reads
 // The leftover elements as a grid-stride loop after the chunks (tail=loop), the chunk as
 // four copies of the body.
-// kltrans: launch scale grid=min(ceil_div(n, 128), 264) block=128
+// kltrans: launch scale grid=min(ceil_div(n, 4 * 128), 264) block=128
 extern "C" __global__ void scale(const float* x, float* y, float a, float b, int n)
 {
     const int stride = blockDim.x * gridDim.x;

@@ -4,7 +4,7 @@
 // A grid-stride loop over n / 4 chunks that loads four lanes into a float4, computes each
 // and stores each, then a scalar tail for the last n % 4 elements: one loop over the
 // elements with the tail's body does the same work. n4, no longer read, goes.
-// kltrans: launch scale grid=min(ceil_div(n, 4 * 128), 264) block=128
+// kltrans: launch scale grid=min(ceil_div(n, 128), 264) block=128
 extern "C" __global__ void scale(const float* x, float* y, float a, float b, int n)
 {
     const int tid = blockIdx.x * blockDim.x + threadIdx.x;

@@ -4,7 +4,7 @@
 // Chunks of two computed by a __device__ helper on each lane, the tail by the same helper:
 // the helper stays (the merged loop calls it) while the pair count, read only by the
 // chunks and the tail's index, goes.
-// kltrans: launch scale grid=min(ceil_div(n, 2 * 128), 264) block=128
+// kltrans: launch scale grid=min(ceil_div(n, 128), 264) block=128
 __device__ float affine(float v, float a, float b)
 {
     return a * v + b;

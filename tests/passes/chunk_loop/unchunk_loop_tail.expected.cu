@@ -4,7 +4,7 @@
 // The leftover elements are done by a grid-stride loop that starts after the last chunk
 // (any block size covers them); the chunk stores through a float2 view. One loop over the
 // elements with the tail's body, written with the chunk loop's index, does the same work.
-// kltrans: launch scale grid=min(ceil_div(n, 2 * 64), 132) block=64
+// kltrans: launch scale grid=min(ceil_div(n, 64), 132) block=64
 extern "C" __global__ void scale(const float* x, float* y, float a, float b, int n)
 {
     const int tid = blockIdx.x * blockDim.x + threadIdx.x;

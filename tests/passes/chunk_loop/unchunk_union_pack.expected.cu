@@ -5,7 +5,7 @@
 // math on the array), loaded and stored by helpers: the model reads the union's members as
 // the same four lanes, so each chunk stores what four scalar bodies store. The loop then
 // walks elements; the chunk count, the helpers and the union, read by nothing else, go.
-// kltrans: launch scale grid=min(ceil_div(n, 4 * 128), 264) block=128
+// kltrans: launch scale grid=min(ceil_div(n, 128), 264) block=128
 
 extern "C" __global__ void scale(const float* x, float* y, float a, float b, int n)
 {

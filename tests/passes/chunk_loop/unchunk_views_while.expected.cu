@@ -5,7 +5,7 @@
 // tail is named idx and sits after a comment. The model reads a view's load as four
 // consecutive elements, so the chunk's stores are those of four scalar bodies: the loop
 // keeps its while form and its update, the comment and the tail go.
-// kltrans: launch scale grid=min(ceil_div(n, 4 * 256), 528) block=256
+// kltrans: launch scale grid=min(ceil_div(n, 256), 528) block=256
 extern "C" __global__ void scale(const float* x, float* y, float a, float b, int n)
 {
     const int stride = blockDim.x * gridDim.x;
