@@ -175,6 +175,15 @@ class _Move:
     def step(self) -> Step:
         return Step(self.pass_.spec(), self.site, self.line, self.column, self.function)
 
+    def undoes(self, chain: list) -> bool:
+        """Whether this move is the inverse pass of the chain's last move: the pair gives
+        the state before back in another spelling at best, and explains nothing."""
+        if not chain:
+            return False
+        last = chain[-1][0].pass_
+        return self.pass_.name == getattr(last, "inverse", None) or \
+            last.name == getattr(self.pass_, "inverse", None)
+
 
 @dataclass
 class _State:
@@ -429,7 +438,7 @@ def explain(a_src, b_src, depth: int = 2, assume: tuple = (), arch: str | None =
                     continue
                 for mv, unit in search.moves(st.unit, goal, use_variants):
                     s = signature(unit)
-                    if s in own:
+                    if s in own or mv.undoes(st.chain):
                         continue
                     ns = _State(unit, st.chain + [(mv, st.unit)])
                     own[s] = ns
@@ -472,7 +481,7 @@ def explain(a_src, b_src, depth: int = 2, assume: tuple = (), arch: str | None =
         for st in front_b:
             for mv, unit in search.moves(st.unit, a, False):
                 s = signature(unit)
-                if s in bwd:
+                if s in bwd or mv.undoes(st.chain):
                     continue
                 ns = _State(unit, st.chain + [(mv, st.unit)])
                 bwd[s] = fresh[s] = ns
@@ -613,6 +622,13 @@ def _same_model(a, b, fwd, bwd, ctx, kernel, deadline
     as :func:`_build` gives them, with the equivalence's note."""
     from kltrans.model.equivalence import same_model
     from kltrans.model.mechanisms import mechanism_kinds
+
+    # A and B that the model already reads as one program: any state near either side
+    # would "meet" the other, so the model explains nothing here
+    names = [f.name for f in b.kernels()]
+    name = kernel if kernel in names else names[0] if len(names) == 1 else None
+    if name is not None and same_model(a, b, name, ctx.sizes, mechanisms=True)[0]:
+        return [], None
 
     for states, goal, forward in ((fwd, b, True), (bwd, a, False)):
         names = [f.name for f in goal.kernels()]
