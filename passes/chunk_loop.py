@@ -218,8 +218,9 @@ def _read_chunks(site):
 
 
 #: the sizes the grid machine compares a merged loop at: neither a multiple of a width, so
-#: that the tail has work
-GRID_CHECK_SIZES = (35, 18)
+#: that the tail has work; the last grows until the grid has two blocks (a tail that runs
+#: in every block shows only there)
+GRID_CHECK_SIZES = (18, 35)
 
 
 def _same_grid(site, ctx) -> tuple:
@@ -231,7 +232,8 @@ def _same_grid(site, ctx) -> tuple:
         return None, str(e)
     fn = site.function
     return same_grid_results(site.unit, new, fn.name,
-                             sized_launches(site.unit, fn, GRID_CHECK_SIZES))
+                             sized_launches(site.unit, fn, GRID_CHECK_SIZES[:1]) +
+                             sized_launches(site.unit, fn, GRID_CHECK_SIZES[1:], min_blocks=2))
 
 
 def _stores_nothing(reading) -> bool:
@@ -332,7 +334,7 @@ class UnchunkLoop(Pass):
     a chunk stores exactly what the scalar tail body stores for its W elements, and no
     element writes what another reads or writes; a guarded tail, or chunks that store
     nothing (a sum kept in a register), are checked by running the whole kernel merged and
-    not over whole grids on the grid machine), tail-fits (an ``if`` tail: a block has
+    not over whole grids on the grid machine, one of them two blocks at least), tail-fits (an ``if`` tail: a block has
     at least W - 1 threads, one per leftover element). Declarations the merged loop no
     longer reads (the chunk count) and the helpers and structs only the chunks used go.
 

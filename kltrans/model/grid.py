@@ -178,24 +178,38 @@ def same_grid_effects(a: "Unit", b: "Unit", kernel: str, launches: list[dict]
 
 
 def sized_launches(unit: "Unit", fn: "Function", sizes: tuple[int, ...],
-                   grid_size: int = 2) -> list[dict]:
+                   grid_size: int = 2, min_blocks: int = 1) -> list[dict]:
     """Launches to compare two versions of ``fn`` at: one per entry of ``sizes``, every
     integer parameter that size, except those that size the grid (the launch contract's
     grid changes when they double), which take ``grid_size`` so that the grid machine
-    runs a small grid. A contract that cannot be read leaves every parameter the size."""
+    runs a small grid. A launch of fewer than ``min_blocks`` blocks grows its size
+    (``2 s + 1``: an odd size stays odd) until it has them, as far as 2**13. A contract
+    that cannot be read leaves every parameter the size."""
     out = []
     for size in sizes:
-        ints = {p.name: size for p in fn.params if p.name and not p.pointer}
-        got = dict(ints)
-        try:
-            base = launch_dims(unit, fn, ints)[0]
-            for name in ints:
-                if launch_dims(unit, fn, dict(ints, **{name: 2 * size}))[0] != base:
-                    got[name] = grid_size
-        except Unsupported:
-            pass
+        while True:
+            ints = {p.name: size for p in fn.params if p.name and not p.pointer}
+            got, blocks = dict(ints), None
+            try:
+                base = launch_dims(unit, fn, ints)[0]
+                for name in ints:
+                    if launch_dims(unit, fn, dict(ints, **{name: 2 * size}))[0] != base:
+                        got[name] = grid_size
+                blocks = _blocks(unit, fn, got)
+                if blocks < min_blocks and _blocks(unit, fn, ints) >= min_blocks:
+                    got, blocks = ints, _blocks(unit, fn, ints)  # the size itself sizes it
+            except Unsupported:
+                pass
+            if blocks is None or blocks >= min_blocks or size > 1 << 13:
+                break
+            size = 2 * size + 1
         out.append(got)
     return out
+
+
+def _blocks(unit: "Unit", fn: "Function", ints: dict) -> int:
+    g = launch_dims(unit, fn, ints)[0]
+    return g[0] * g[1] * g[2]
 
 
 @functools.lru_cache(maxsize=256)
