@@ -30,6 +30,7 @@ from kltrans.passes.rewrite import (dead_declarations, declarator_ident,
                                     used_names)
 from kltrans.syntax import Edit
 from kltrans.syntax.contract import contracts
+from kltrans.syntax.cuda import subscript_index
 
 WIDTHS = (2, 4, 8, 16)
 MAX_CHUNK_TOKENS = 4096
@@ -112,19 +113,13 @@ def _guard_tail(site, stmt) -> Tail | str:
               if body.start_byte <= a.node.start_byte < body.end_byte and a.space == "global"]
     if not inside or any(a.node.type != "subscript_expression" or a.width != 1 for a in inside):
         return "the tail's condition is not `j < n` and its accesses are not all `P[E]`"
-    sites = tuple(_index_node(a.node) for a in inside)
-    if len({norm(_index_text(unit, a.node)) for a in inside}) != 1:
+    sites = tuple(subscript_index(a.node) for a in inside)
+    if None in sites or len({norm(unit.text(x)) for x in sites}) != 1:
         return "the tail's accesses index more than one element"
     got = _dividend(site)
     if isinstance(got, str):
         return got
     return Tail("guard", None, sites[0], stmt, got[0], body, sites=sites, width=got[1])
-
-
-def _index_node(sub):
-    """The index expression of a subscript ``P[E]``: E."""
-    idx = sub.child_by_field_name("indices") or sub.child_by_field_name("index")
-    return idx.named_children[0] if idx.type == "subscript_argument_list" else idx
 
 
 def _dividend(site):

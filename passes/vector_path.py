@@ -33,6 +33,7 @@ from kltrans.passes.manager import SkipSite
 from kltrans.passes.rewrite import (declared_names, fresh_numbered, indent_of, indent_step,
                                     shift, splice, statements, unshift)
 from kltrans.syntax import Edit
+from kltrans.syntax.cuda import subscript_index
 from kltrans.syntax.unit import Unit
 
 LANES = "xyzw"
@@ -115,7 +116,15 @@ def _same_results(site, ctx) -> Verdict:
 
 def _element_loop(site):
     """(loop, var, bound node, {array: mode}, subscripts, carried) of a strided loop whose
-    body reaches memory only as ``P[var]`` of float arrays, or why not."""
+    body reaches memory only as ``P[var]`` of float arrays, or why not; read once per site
+    (every precondition and the rewrite ask)."""
+    memo = site.unit.memo("vector_path", lambda u: {})
+    if site.node.id not in memo:
+        memo[site.node.id] = _read_element_loop(site)
+    return memo[site.node.id]
+
+
+def _read_element_loop(site):
     unit, node = site.unit, site.node
     lp = loop_of(unit, node)
     fact = loop_fact(unit, node)
@@ -126,11 +135,10 @@ def _element_loop(site):
     var = lp.var
     subs, arrays = [], {}
     for n in unit.walk(lp.body):
-        if n.type == "subscript_expression":
-            idx = n.child_by_field_name("indices") or n.child_by_field_name("index")
-            arg = n.child_by_field_name("argument")
-            if unit.text(idx).strip("[] ") == var and arg.type == "identifier":
-                subs.append(n)
+        idx = subscript_index(n)
+        if idx is not None and unit.text(idx) == var and \
+                n.child_by_field_name("argument").type == "identifier":
+            subs.append(n)
     for n in unit.walk(lp.body):
         if n.type == "identifier" and unit.text(n) == var and \
                 not any(_inside(n, s) for s in subs):

@@ -140,13 +140,9 @@ class _Thread(Machine):
             ref.set(binop("+", old, val) if sym == "+" else Term("call", sym, old, val))
             self.fx.atomics.append((ref.base, ref.index, sym, val, n.id))
             return old
-        simple = {"index.block_rank": self.t, "index.thread": self.t,
-                  "index.lane": self.t % width, "index.warp": self.t // width,
-                  "size.block": self.block.size, "size.tile": width,
-                  "size.tiles": self.block.size // width,
-                  "index.block": self.ints.get("blockIdx.x")}
-        if op.name in simple:
-            return simple[op.name]
+        got = self.group_query(op)  # thread_rank, meta_group_rank, size ...: the thread's own
+        if got is not None:
+            return got
         if op.name == "barrier.block":
             return self.block.park(self.t, ("barrier", n.id, None))
         if op.name in _WARP_OPS:
@@ -167,16 +163,6 @@ class _Thread(Machine):
         before = dict(self.fx.stores)
         self.stmt(stmt, env)
         return [k for k, v in self.fx.stores.items() if k not in before or before[k] is not v]
-
-    def expr(self, n, env):
-        if n.type == "field_expression":  # block.group_index().x, block.thread_index().x
-            arg = n.child_by_field_name("argument")
-            op = self.ops.get(arg.id) if arg.type == "call_expression" else None
-            f = self.unit.text(n.child_by_field_name("field"))
-            if op is not None and op.name in ("index.block", "index.thread") and f in "xyz":
-                key = ("blockIdx." if op.name == "index.block" else "threadIdx.") + f
-                return self.ints[key]
-        return super().expr(n, env)
 
     def lvalue_of_address(self, node, env):
         p = self.expr(node, env)

@@ -241,27 +241,32 @@ def made_dead(old: "Unit", new: "Unit") -> list[Edit]:
     was dead before stays). Declarations are matched by kernel, name and text. Run again on
     the result for a chain (``n4`` read only by ``x4``'s initializer)."""
     def decls(unit):
+        """{(kernel, names, text): (declaration, names, {name: identifier offsets})}"""
         out = {}
         for fn in unit.kernels():
             if fn.body is None:
                 continue
-            for d in unit.walk(fn.body):
-                if d.type != "declaration":
-                    continue
+            uses: dict[str, list[int]] = {}
+            found = []
+            for n in unit.walk(fn.body):  # one walk per kernel: its identifiers and declarations
+                if n.type == "identifier":
+                    uses.setdefault(unit.text(n), []).append(n.start_byte)
+                elif n.type == "declaration":
+                    found.append(n)
+            for d in found:
                 names = [unit.text(i) for i in (declarator_ident(x) for x in
                                                 d.children_by_field_name("declarator")) if i]
                 if names:
-                    out[(fn.name, tuple(names), norm(unit.text(d)))] = (fn, d, names)
+                    out[(fn.name, tuple(names), norm(unit.text(d)))] = (d, names, uses)
         return out
 
-    def read(unit, fn, d, names) -> bool:
-        return any(n.type == "identifier" and unit.text(n) in names and
-                   not d.start_byte <= n.start_byte < d.end_byte for n in unit.walk(fn.body))
+    def read(d, names, uses) -> bool:
+        return any(not d.start_byte <= at < d.end_byte for nm in names for at in uses.get(nm, ()))
 
     before = decls(old)
     edits = []
-    for key, (fn, d, names) in decls(new).items():
-        if key not in before or read(new, fn, d, names) or not read(old, *before[key]):
+    for key, (d, names, uses) in decls(new).items():
+        if key not in before or read(d, names, uses) or not read(*before[key]):
             continue
         values = [x.child_by_field_name("value") for x in d.children_by_field_name("declarator")
                   if x.type == "init_declarator"]
