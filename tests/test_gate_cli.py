@@ -71,7 +71,16 @@ def test_bench_without_gpu_says_so():
 @pytest.mark.parametrize("src, why", [
     ("#include <cublas_v2.h>\n__global__ void k() {}\n", "library may not do the work"),
     ("#include <Eigen/Dense>\n__global__ void k() {}\n", "not one of CUDA's own headers"),
-    ("#include \"../../secret.cuh\"\n__global__ void k() {}\n", "outside the kernel's folder"),
+    ("#include \"../../secret.cuh\"\n__global__ void k() {}\n", "'..' in an include path"),
+    ("#include \"sub/../../x.cuh\"\n__global__ void k() {}\n", "'..' in an include path"),
+    ("#include <cuda/std/../../../../etc/passwd>\n__global__ void k() {}\n",
+     "'..' in an include path"),
+    ("#include \"unistd.h\"\n__global__ void k() {}\n", "not a file of the kernel's folder"),
+    ("#define H <unistd.h>\n#include H\n__global__ void k() {}\n", "through a macro"),
+    ("#ifdef __CUDACC_RTC__\n#endif\n__global__ void k() {}\n", "different programs"),
+    ("#if defined(__x86_64__)\n#endif\n__global__ void k() {}\n", "on __x86_64__"),
+    ("#if __GNUC__ > 4 || \\\n  defined(__linux__)\n#endif\n", "on __GNUC__"),
+    ("#if __has_include(<unistd.h>)\n#endif\n", "on __has_include"),
     ("__global__ void k(float* y) { cublasSgemm(0); }\n", "delegating to a library"),
     ("__global__ void k() { cute::Tensor t; }\n", "delegating to a library"),
 ])
@@ -83,7 +92,12 @@ def test_purity_rejects_delegation(tmp_path, src, why):
 
 
 def test_purity_accepts_cuda_headers(tmp_path):
-    src = ("#include <cuda_fp16.h>\n#include <cooperative_groups.h>\n#include <cub/block/block_reduce.cuh>\n"
+    """ok: CUDA's headers, a header of the kernel's folder, conditions on __CUDA_ARCH__,
+    on the file's own macros and on __KLTRANS_CPU_EMULATION__ (reported, not refused)."""
+    (tmp_path / "helpers.cuh").write_text("#pragma once\n")
+    src = ("#define TILE 4\n#if __CUDA_ARCH__ >= 900 && TILE > 2 && "
+           "!defined(__KLTRANS_CPU_EMULATION__)\n#endif\n"
+           "// #if __x86_64__ in a comment is not a condition\n" + "#include <cuda_fp16.h>\n#include <cooperative_groups.h>\n#include <cub/block/block_reduce.cuh>\n"
            "#include <cuda/pipeline>\n#include \"helpers.cuh\"\n__global__ void k() {}\n")
     assert check_purity(parse(src, str(tmp_path / "k.cu")), str(tmp_path)) == []
 

@@ -238,7 +238,9 @@ class CpuBackend:
             module.launch(tuple(grid), tuple(block), smem, vals, seed=self.seed,
                           timeout_s=self.timeout_s)
         except EmulationError as e:
-            raise BackendError(e.kind, e.message, e.line) from None
+            err = BackendError(e.kind, e.message, e.line)
+            err.pc_offset = getattr(e, "pc_offset", None)  # the line, for the caller to find
+            raise err from None
 
     def synchronize(self) -> None:
         pass

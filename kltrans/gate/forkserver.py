@@ -30,7 +30,8 @@ import threading
 import time
 
 # what a CPU gate worker imports, imported once by the server
-PRELOAD = ("numpy", "kltrans.gate.worker", "kltrans.gate.backends", "kltrans.gate.correct",
+PRELOAD = ("numpy", "pyseccomp", "kltrans.gate.worker", "kltrans.gate.kernel_process",
+           "kltrans.gate.sandbox", "kltrans.gate.backends", "kltrans.gate.correct",
            "kltrans.gate.devlock", "kltrans.gate.cpu.build", "kltrans.syntax",
            "kltrans.syntax.contract", "kltrans.workload.spec")
 
@@ -131,10 +132,12 @@ class Client:
 
 
 def _kill(pid: int) -> None:
-    try:
-        os.kill(pid, signal.SIGKILL)
-    except OSError:
-        pass
+    """End a job's child and anything it started (it leads its own process group)."""
+    for kill in (os.killpg, os.kill):
+        try:
+            kill(pid, signal.SIGKILL)
+        except OSError:
+            pass
 
 
 _CLIENT: dict = {"pid": None, "client": None, "broken": None}
@@ -235,6 +238,7 @@ def _child(req: dict, close: list) -> None:
     main; never returns."""
     code = 1
     try:
+        os.setsid()  # its own process group: a kill ends what it started too
         signal.set_wakeup_fd(-1)
         for s in (signal.SIGCHLD, signal.SIGALRM, signal.SIGTERM):
             signal.signal(s, signal.SIG_DFL)

@@ -161,10 +161,26 @@ def gate(kernel_file: str, workload: str, kernel: str | None = None, backend: st
             job["run_timeout_s"] = float(run_timeout_s)
         out = run_job(job, timeout_s)
         results.extend(_stage_results(out, job_stages))
+        if be == "cpu":
+            _note_cpu_branches(unit, results)
     if be == "cpu" and "profile" in stages:
         results.append(StageResult("profile", "skipped", "no GPU: the profile stage needs the "
                                                          "cuda backend"))
     return GateReport(kernel_file, kname, wl.name, be, target, results)
+
+
+def _note_cpu_branches(unit, results: list) -> None:
+    """A CPU correct stage that passed on a file with ``__KLTRANS_CPU_EMULATION__``
+    branches says which lines only a GPU run checks (data ``cpu_only_lines``)."""
+    from kltrans.gate.purity import cpu_only_lines
+
+    lines = cpu_only_lines(unit)
+    for r in results:
+        if r.stage == "correct" and r.status == "pass" and lines:
+            r.data["cpu_only_lines"] = lines
+            r.reason += (f"; the CPU ran its own path under __KLTRANS_CPU_EMULATION__ (line"
+                         f"{'s' if len(lines) > 1 else ''} {', '.join(map(str, lines))}): only a "
+                         "GPU run checks the other")
 
 
 def variant_bench_size(wl, path: str):

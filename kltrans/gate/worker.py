@@ -1,4 +1,5 @@
-"""Gate work in a subprocess: one job in (JSON on stdin), one result out (JSON on stdout).
+"""Gate work in a subprocess: one job in (JSON on stdin), one result out (a JSON line on
+the descriptor the parent passed, ``result_fd``; stdout is the kernel's ``printf``).
 
 A kernel that faults, hangs or breaks its CUDA context ends only this process; the
 parent (:func:`run_job`) turns a timeout or a crash into a verdict and goes on with the
@@ -21,78 +22,121 @@ import traceback
 def run_job(job: dict, timeout_s: float = 300.0, env: dict | None = None) -> dict:
     """Run ``job`` in a fresh worker process; never raises for what the kernel does.
 
-    A CPU-backend job's worker is forked from this process's fork server
-    (:mod:`kltrans.gate.forkserver`), which has the gate's modules imported already: the
-    same isolation (one process per job, the environment of this call), without an
-    interpreter start and the imports per job. Any other job, or where the server cannot
-    be used (``KLTRANS_GATE_FORKSERVER=0``), runs in a fresh ``python -m
-    kltrans.gate.worker``."""
+    A CPU ``gate`` job runs its checks here, over a sandboxed kernel process
+    (:func:`kltrans.gate.kernel_process.run_cpu_gate`): the process that runs kernel
+    code never decides a verdict. Any other job runs in a fresh ``python -m
+    kltrans.gate.worker`` that writes its result to a descriptor of its own, never to
+    stdout (where a kernel's ``printf`` goes)."""
+    if job.get("backend") == "cpu" and job.get("kind") == "gate":
+        from kltrans.gate.kernel_process import run_cpu_gate
+
+        return run_cpu_gate(job, timeout_s, env)
     t0 = time.perf_counter()
-    if job.get("backend") == "cpu" and job.get("kind") != "vendor":
-        out = _run_forked(job, timeout_s, env, t0)
-        if out is not None:
-            return out
-    try:
-        p = subprocess.run([sys.executable, "-m", "kltrans.gate.worker"], input=json.dumps(job),
-                           capture_output=True, text=True, timeout=timeout_s,
-                           env={**os.environ, **(env or {})})
-    except subprocess.TimeoutExpired as e:
-        return _timed_out(timeout_s, e.stdout, e.stderr, t0)
-    return _ended(job, p.returncode, p.stdout, p.stderr, t0)
+    r = spawn(job, timeout_s, env)
+    if r["code"] is None:
+        return _timed_out(timeout_s, r["lines"], r["stderr"], t0)
+    return _ended(job, r["code"], r["lines"], r["stderr"], t0)
 
 
-def _run_forked(job: dict, timeout_s: float, env: dict | None, t0: float) -> dict | None:
-    """``job`` in a child of the fork server; None if the server could not run it (the
-    caller runs it in a fresh interpreter)."""
+def spawn(job: dict, timeout_s: float, env: dict | None = None) -> dict:
+    """Run ``job`` in a child: ``{"code", "stdout", "stderr", "lines"}``, ``code`` None
+    when it ran past ``timeout_s`` (then it was killed), ``lines`` what it wrote to its
+    result descriptor. A ``cpu-kernel`` child is forked from this process's fork server
+    (:mod:`kltrans.gate.forkserver`), which has the gate's modules imported already,
+    where the server can be used (not with ``KLTRANS_GATE_FORKSERVER=0``)."""
     import tempfile
 
+    with tempfile.TemporaryDirectory(prefix="kltrans-worker-") as d:
+        paths = [os.path.join(d, n) for n in ("stdout", "stderr", "result")]
+        for f in paths:
+            open(f, "wb").close()
+        code = _forked(job, paths, timeout_s, env) if job.get("kind") == "cpu-kernel" else "gone"
+        if code == "gone":
+            code = _fresh(job, paths, timeout_s, env)
+        if code == "timeout":
+            code = None
+        so, se, res = (_read_tail(f, 1 << 20) for f in paths)
+    return {"code": code, "stdout": so, "stderr": se,
+            "lines": [ln for ln in res.splitlines() if ln.startswith("{")]}
+
+
+def _read_tail(path: str, limit: int) -> str:
+    with open(path, "rb") as f:
+        f.seek(0, os.SEEK_END)
+        f.seek(max(0, f.tell() - limit))
+        return f.read().decode("utf-8", "replace")
+
+
+def _forked(job: dict, paths: list, timeout_s: float, env: dict | None):
+    """The exit code of ``job`` in a child of the fork server; "timeout" when it ran past
+    ``timeout_s``, "gone" when the server could not run it."""
     from kltrans.gate.forkserver import ServerGone, client
 
     c = client()
     if c is None:
-        return None
-    with tempfile.TemporaryDirectory(prefix="kltrans-worker-") as d:
-        paths = os.path.join(d, "stdout"), os.path.join(d, "stderr")
-        for f in paths:
-            open(f, "wb").close()
-        try:
-            code = c.run(json.dumps(job), *paths, {**os.environ, **(env or {})}, timeout_s)
-        except ServerGone:
-            return None
-        so, se = (open(f, "rb").read().decode("utf-8", "replace") for f in paths)
-    if code is None:
-        return _timed_out(timeout_s, so, se, t0)
-    return _ended(job, code, so, se, t0)
+        return "gone"
+    try:
+        code = c.run(json.dumps(job), paths[0], paths[1], {**os.environ, **(env or {})},
+                     timeout_s)
+    except ServerGone:
+        return "gone"
+    return "timeout" if code is None else code
 
 
-def _text(b) -> str:
-    b = b or ""
-    return b.decode("utf-8", "replace") if isinstance(b, bytes) else b
+def _fresh(job: dict, paths: list, timeout_s: float, env: dict | None):
+    """The exit code of ``job`` in a fresh interpreter, its result written to a
+    descriptor passed to it; "timeout" when it ran past ``timeout_s`` (killed, with its
+    process group)."""
+    fd = os.open(paths[2], os.O_WRONLY)
+    try:
+        with open(paths[0], "wb") as so, open(paths[1], "wb") as se:
+            p = subprocess.Popen([sys.executable, "-m", "kltrans.gate.worker"],
+                                 stdin=subprocess.PIPE, stdout=so, stderr=se, pass_fds=(fd,),
+                                 env={**os.environ, **(env or {})}, start_new_session=True)
+            number, fd = fd, -1
+            os.close(number)
+            try:
+                p.communicate(json.dumps({**job, "result_fd": number}).encode(),
+                              timeout=timeout_s)
+            except subprocess.TimeoutExpired:
+                _kill_group(p)
+                return "timeout"
+            return p.returncode
+    finally:
+        if fd >= 0:
+            os.close(fd)
 
 
-def _timed_out(timeout_s: float, stdout, stderr, t0: float) -> dict:
-    so = _text(stdout)
+def _kill_group(p) -> None:
+    try:
+        os.killpg(p.pid, signal.SIGKILL)
+    except OSError:
+        p.kill()
+    p.wait()
+
+
+def _timed_out(timeout_s: float, lines: list, stderr: str, t0: float) -> dict:
     return {"ok": False, "verdict": "timeout",
             "reason": f"the worker did not finish within {timeout_s:g} s (hang?)",
-            "lines": _json_lines([ln for ln in so.splitlines() if ln.startswith("{")]),
-            "stderr": _text(stderr)[-2000:], "seconds": time.perf_counter() - t0}
+            "lines": _json_lines(lines), "stderr": stderr[-2000:],
+            "seconds": time.perf_counter() - t0}
 
 
-def _ended(job: dict, returncode: int, stdout: str, stderr: str, t0: float) -> dict:
+def _ended(job: dict, returncode: int, lines: list, stderr: str, t0: float) -> dict:
     """The result of a worker that ended by itself (or by its own watchdog)."""
-    lines = [ln for ln in stdout.splitlines() if ln.startswith("{")]
     limit = job.get("run_timeout_s") or job.get("pair_timeout_s")
     if limit and returncode == -signal.SIGALRM:  # ended by its _watchdog
         return {"ok": False, "verdict": "timeout",
                 "reason": f"the {job.get('kind', 'job')}'s run on the device went past "
                           f"{limit:g} s (hang?)", "lines": _json_lines(lines),
                 "stderr": stderr[-2000:], "seconds": time.perf_counter() - t0}
-    if returncode != 0 or not lines:
+    parsed = _json_lines(lines[-1:])
+    if returncode != 0 or not parsed or not isinstance(parsed[0], dict):
         return {"ok": False, "verdict": "crash",
                 "reason": f"the worker exited with code {returncode}",
                 "lines": _json_lines(lines),
                 "stderr": stderr[-4000:], "seconds": time.perf_counter() - t0}
-    out = json.loads(lines[-1])
+    out = parsed[0]
     out.setdefault("seconds", time.perf_counter() - t0)
     return out
 
@@ -120,22 +164,17 @@ def _load_kernel(backend, job, wl):
     if kernel not in cons:
         raise LookupError(f"{job['path']}: no launch contract for {kernel} (add a line "
                           f"'// kltrans: launch {kernel} grid=... block=...')")
-    info = {}
-    if backend.name == "cuda":
-        from kltrans.gate.compile import compile_unit
+    from kltrans.gate.compile import compile_unit
 
-        ne = [job["name_expression"]] if job.get("name_expression") else []
-        r = compile_unit(unit, arch=job.get("arch") or backend.arch, name_expressions=ne)
-        if not r.ok:
-            raise RuntimeError("compile failed:\n" + r.log[-3000:])
-        symbol = r.symbol(job["name_expression"]) if ne else None
-        if symbol is None:
-            symbol = r.symbol(kernel) or kernel
-        handle = backend.load(r.cubin, symbol)
-        info["symbol"] = symbol
-    else:
-        handle = backend.load_unit(unit, kernel, job.get("name_expression"))
-    return handle, cons[kernel], info
+    ne = [job["name_expression"]] if job.get("name_expression") else []
+    r = compile_unit(unit, arch=job.get("arch") or backend.arch, name_expressions=ne)
+    if not r.ok:
+        raise RuntimeError("compile failed:\n" + r.log[-3000:])
+    symbol = r.symbol(job["name_expression"]) if ne else None
+    if symbol is None:
+        symbol = r.symbol(kernel) or kernel
+    handle = backend.load(r.cubin, symbol)
+    return handle, cons[kernel], {"symbol": symbol}
 
 
 def _plain(o):
@@ -149,6 +188,12 @@ def _plain(o):
 
 def main(job_text: str | None = None) -> int:
     job = json.loads(sys.stdin.read() if job_text is None else job_text)
+    if job.get("kind") == "cpu-kernel":  # the sandboxed side of a CPU gate job
+        from kltrans.gate.kernel_process import serve
+
+        return serve(job)
+    if job.get("result_fd") is not None:
+        _RESULT["stream"] = os.fdopen(int(job["result_fd"]), "w")
     out: dict = {"ok": False}
     phases: dict = {}
     partial: dict = {}
@@ -165,9 +210,18 @@ def main(job_text: str | None = None) -> int:
                "traceback": traceback.format_exc()[-3000:]}
     phases["total"] = time.perf_counter() - t0
     out["phases"] = {k: round(v, 4) for k, v in phases.items()}
-    sys.stdout.write(json.dumps(out, default=_plain) + "\n")
-    sys.stdout.flush()
+    _emit(out)
     return 0
+
+
+_RESULT: dict = {"stream": None}
+
+
+def _emit(obj) -> None:
+    """One line on the result descriptor (stdout only for a worker run by hand)."""
+    stream = _RESULT["stream"] or sys.stdout
+    stream.write(json.dumps(obj, default=_plain) + "\n")
+    stream.flush()
 
 
 class _Phases:
@@ -185,7 +239,7 @@ class _Phases:
 
 
 def _work(job: dict, phases: dict | None = None, partial: dict | None = None) -> dict:
-    from kltrans.gate.backends import CpuBackend, CudaBackend
+    from kltrans.gate.backends import CudaBackend
     from kltrans.gate.devlock import gpu_lock, pci_bus_id
     from kltrans.workload.spec import load_workload
 
@@ -202,16 +256,13 @@ def _work(job: dict, phases: dict | None = None, partial: dict | None = None) ->
                           device_lock=gpu_lock(key, ph.acc))
         ph.mark("vendor")
         return {"ok": True, "vendor": res}
-    if job["backend"] == "cuda":
-        backend = CudaBackend(job.get("device", 0))
+    if job["backend"] != "cuda":  # CPU kernels run only in a sandbox (gate.kernel_process)
+        raise ValueError(f"a {job['backend']!r} job in a worker (CPU gate jobs run through "
+                         "kltrans.gate.kernel_process)")
+    backend = CudaBackend(job.get("device", 0))
 
-        def device(shared: bool = False):  # held for everything that runs on the GPU
-            return gpu_lock(backend.pci_bus_id, ph.acc, shared=shared)
-    else:
-        backend = CpuBackend(seed=job.get("emulator_seed", 0), timeout_s=job.get("launch_timeout", 60))
-
-        def device(shared: bool = False):
-            return contextlib.nullcontext()
+    def device(shared: bool = False):  # held for everything that runs on the GPU
+        return gpu_lock(backend.pci_bus_id, ph.acc, shared=shared)
     out: dict = {} if partial is None else partial  # the caller keeps it if a stage raises
     out.update({"ok": True, "backend": backend.name, "device": backend.device_name})
     ph.mark("setup")
@@ -356,9 +407,7 @@ def _bench_many(job: dict, wl, backend, device, ph, out: dict) -> dict:
 
     limit = job.get("pair_timeout_s")
 
-    def emit(obj):  # progress lines: what a worker ended by the watchdog had finished
-        sys.stdout.write(json.dumps(obj, default=_plain) + "\n")
-        sys.stdout.flush()
+    emit = _emit  # progress lines: what a worker ended by the watchdog had finished
 
     with device():
         ph.t = time.perf_counter()

@@ -326,16 +326,28 @@ def compile_translation(t: Translation, extra_flags=()) -> Built:
     return Built(key, spath if rec["ok"] else None, rec, False)
 
 
-def build(unit, kernel: str, name_expression: str | None = None, extra_flags=(),
-          include_dirs=()):
-    """Translate ``unit``, compile it for ``kernel`` (cached) and load it.
+@dataclass
+class ModuleBuild:
+    """A compiled kernel module not loaded yet (:meth:`load` runs its constructors)."""
 
-    Returns a :class:`~kltrans.gate.cpu.emulator.CpuModule`; raises
-    :class:`EmulationError` (``compile`` with g++'s first error mapped to the CUDA line,
-    or ``unsupported`` at translation time). ``module.cached`` says whether the module
-    came from the cache.
-    """
-    from kltrans.gate.cpu.emulator import CpuModule
+    path: str
+    translation: Translation
+    built: Built
+    runtime: str
+
+    def load(self):
+        from kltrans.gate.cpu.emulator import CpuModule
+
+        rec = self.built.record
+        return CpuModule(self.path, self.translation, self.built.key, self.built.cached,
+                         float(rec.get("seconds", 0.0)), self.runtime)
+
+
+def build_module(unit, kernel: str, name_expression: str | None = None, extra_flags=(),
+                 include_dirs=()) -> ModuleBuild:
+    """Translate ``unit`` and compile it for ``kernel`` (cached), without loading it;
+    raises :class:`EmulationError` (``compile`` with g++'s first error mapped to the
+    CUDA line, or ``unsupported`` at translation time)."""
     from kltrans.gate.cpu.translate import translate
 
     t = translate(unit, kernel, name_expression, include_dirs=include_dirs)
@@ -351,4 +363,13 @@ def build(unit, kernel: str, name_expression: str | None = None, extra_flags=(),
     if built.path is None:
         raise EmulationError("compile", rec.get("message") or "compile failed",
                              line=rec.get("line"), path=rec.get("path"), log=rec.get("log"))
-    return CpuModule(built.path, t, built.key, built.cached, float(rec.get("seconds", 0.0)), rt)
+    return ModuleBuild(built.path, t, built, rt)
+
+
+def build(unit, kernel: str, name_expression: str | None = None, extra_flags=(),
+          include_dirs=()):
+    """:func:`build_module`, loaded in this process: a
+    :class:`~kltrans.gate.cpu.emulator.CpuModule` (``module.cached`` says whether the
+    module came from the cache). Only for trusted code: the gate loads candidates in a
+    sandboxed process (:mod:`kltrans.gate.kernel_process`)."""
+    return build_module(unit, kernel, name_expression, extra_flags, include_dirs).load()

@@ -195,6 +195,7 @@ class CpuModule:
         self.cached = cached
         self.compile_seconds = compile_seconds
         self.kernel = translation.kernel
+        self.lookup_lines = True  # False in a sandbox (addr2line is a process)
         self.name_expression = translation.name_expression
         self._runtime = load_runtime(runtime_path)
         self._lib = ctypes.CDLL(path, mode=ctypes.RTLD_LOCAL)
@@ -299,37 +300,45 @@ class CpuModule:
         line = int(res.line) or None
         path = res.file.decode("utf-8", "replace") or None
         module = res.module.decode("utf-8", "replace")
+        pc = None
         if kind in ("timeout", "crash") and line is None and module and \
                 os.path.realpath(module) == os.path.realpath(self.path):
-            loc = self._addr2line(int(res.pc_offset))
+            pc = int(res.pc_offset)
+            loc = addr2line(self.path, self.translation.paths, pc) if self.lookup_lines \
+                else None
             if loc is not None:
                 path, line = loc
         if path is None and line is not None:
             path = self.translation.kernel_path or None
-        return EmulationError(kind, msg, line=line, path=path, stats=stats)
-
-    def _addr2line(self, offset: int) -> tuple[str, int] | None:
-        tool = shutil.which("addr2line")
-        if tool is None:
-            return None
-        try:
-            out = subprocess.run([tool, "-e", self.path, "-i", hex(offset)], capture_output=True,
-                                 text=True, timeout=30).stdout
-        except (OSError, subprocess.TimeoutExpired):
-            return None
-        users = set(self.translation.paths)
-        frames = []
-        for raw in out.splitlines():
-            raw = raw.split(" (discriminator")[0].strip()
-            f, _, ln = raw.rpartition(":")
-            if ln.isdigit() and int(ln) > 0:
-                frames.append((f, int(ln)))
-        for f, ln in frames:
-            for u in users:
-                # relative #line paths come back under the (temporary) build directory
-                if f == u or (not os.path.isabs(u) and f.endswith(os.sep + u)):
-                    return u, ln
-        return None
+        err = EmulationError(kind, msg, line=line, path=path, stats=stats)
+        err.pc_offset = pc if line is None else None  # for a caller that looks it up
+        return err
 
     def __repr__(self) -> str:
         return f"CpuModule({self.name_expression!r}, {os.path.basename(self.path)})"
+
+
+def addr2line(module: str, user_paths, offset: int) -> tuple[str, int] | None:
+    """The CUDA file and line of ``offset`` in ``module`` (``addr2line``, a process of its
+    own: a sandboxed kernel process cannot start one, its caller looks the line up)."""
+    tool = shutil.which("addr2line")
+    if tool is None:
+        return None
+    try:
+        out = subprocess.run([tool, "-e", module, "-i", hex(offset)], capture_output=True,
+                             text=True, timeout=30).stdout
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    users = set(user_paths)
+    frames = []
+    for raw in out.splitlines():
+        raw = raw.split(" (discriminator")[0].strip()
+        f, _, ln = raw.rpartition(":")
+        if ln.isdigit() and int(ln) > 0:
+            frames.append((f, int(ln)))
+    for f, ln in frames:
+        for u in users:
+            # relative #line paths come back under the (temporary) build directory
+            if f == u or (not os.path.isabs(u) and f.endswith(os.sep + u)):
+                return u, ln
+    return None

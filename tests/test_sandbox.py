@@ -1,0 +1,185 @@
+"""The CPU backend's sandbox and trust boundary (kltrans.gate.sandbox, gate.kernel_process).
+
+Hostile kernels under tests/data/workloads/scale/hostile/ each say in a ``// expect:``
+line what the gate must answer: "pass", a text its correct stage's reason contains, or
+"compile: " and a text of the compile stage's reason (refused before anything runs).
+None of them may leave a file behind, start a process, read an environment or reach the
+verdict. Then the sandbox itself, installed in a forked child: what it forbids, and that
+a kernel's work (threads, numpy) still runs.
+"""
+
+import glob
+import json
+import os
+import platform
+import re
+import tempfile
+
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SCALE = os.path.join(ROOT, "tests", "data", "workloads", "scale")
+HOSTILE = sorted(glob.glob(os.path.join(SCALE, "hostile", "*.cu")))
+X86 = platform.machine() in ("x86_64", "AMD64")
+
+
+def _expect(path: str) -> str:
+    m = re.search(r"^// expect: (.+)$", open(path).read(), re.M)
+    assert m, f"{path} has no '// expect:' line"
+    return m.group(1).strip()
+
+
+def _marks():
+    for p in HOSTILE:
+        raw = "syscall" in os.path.basename(p) or "RAW_SYSCALL" in open(p).read()
+        yield pytest.param(p, id=os.path.basename(p), marks=pytest.mark.skipif(
+            raw and not X86, reason="raw x86-64 system calls"))
+
+
+def test_the_hostile_suite_covers_each_class():
+    names = {os.path.basename(p) for p in HOSTILE}
+    for needed in ("ctor_system.cu", "syscall_mkdir.cu", "syscall_fork.cu",
+                   "syscall_kill_parent.cu", "reads_environment.cu",
+                   "reads_parent_environment.cu", "cpython_patches_compare.cu",
+                   "forges_result.cu", "prints_brace.cu", "allocates_host_memory.cu",
+                   "two_programs.cu", "host_header.cu", "reads_past_the_end.cu"):
+        assert needed in names
+
+
+@pytest.mark.parametrize("path", list(_marks()))
+def test_a_hostile_kernel_is_refused_and_leaves_nothing(path, monkeypatch, tmp_path):
+    from kltrans.gate.run import gate
+
+    for left in glob.glob("/tmp/kltrans-hostile-*"):
+        os.rmdir(left) if os.path.isdir(left) else os.remove(left)
+    monkeypatch.setenv("KLTRANS_HOSTILE_SECRET", "sk-planted")
+    expect = _expect(path)
+    rep = gate(path, SCALE, backend="cpu", stages=("compile", "correct"), timeout_s=120)
+    by = {s.stage: s for s in rep.stages}
+    if expect.startswith("compile: "):
+        assert by["compile"].status == "fail" and expect[9:] in by["compile"].reason, \
+            by["compile"].reason
+        assert "correct" not in by
+        return
+    assert by["compile"].status == "pass", by["compile"].reason  # NVRTC takes the others
+    if expect == "pass":
+        assert by["correct"].status == "pass", by["correct"].reason
+    else:
+        assert by["correct"].status == "fail" and expect in by["correct"].reason, \
+            by["correct"].reason
+    assert not glob.glob("/tmp/kltrans-hostile-*")
+
+
+def test_the_verdict_is_not_read_from_the_kernels_output():
+    """A kernel that prints a passing result line and writes nothing fails; its output is
+    kept, bounded, apart from the result."""
+    from kltrans.gate.worker import run_job
+
+    path = os.path.join(SCALE, "hostile", "forges_result.cu")
+    job = {"kind": "gate", "source": open(path).read(), "path": path, "kernel": "scale",
+           "name_expression": None, "workload": SCALE, "backend": "cpu",
+           "stages": ["correct"], "sizes": [{"n": 1000}], "seeds": [0]}
+    out = run_job(job, 120)
+    assert out["ok"] is False and out["correct"]["failure"]["kind"] == "unwritten", out
+    assert '"checks": 18' in out["output"]  # what it printed, as capture only
+    assert out["sandbox"]["seccomp"] is True
+
+
+def test_forbidden_imports_are_read_from_the_module():
+    from kltrans.gate.cpu.build import build_module
+    from kltrans.gate.sandbox import forbidden_imports
+    from kltrans.syntax import parse
+
+    def imports(name):
+        p = os.path.join(SCALE, "hostile", name)
+        return forbidden_imports(build_module(parse(open(p).read(), p), "scale").path)
+
+    assert imports("ctor_system.cu") == ["system"]
+    assert imports("cpython_patches_compare.cu") == ["PyRun_SimpleString"]
+    p = os.path.join(SCALE, "scale.cu")
+    assert forbidden_imports(build_module(parse(open(p).read(), p), "scale").path) == []
+
+
+def _in_confined_child(probe: str) -> dict:
+    """Run ``probe`` (Python source defining ``tries``: name -> callable) in a forked
+    child after confine(); each try's outcome ("ok" or the exception) comes back over a
+    pipe, or "killed" for the try that ended the child."""
+    r, w = os.pipe()
+    d = tempfile.mkdtemp()
+    pid = os.fork()
+    if pid == 0:  # the child: report each try before making it
+        try:
+            os.close(r)
+            from kltrans.gate.sandbox import confine
+
+            scope: dict = {}
+            exec(probe, scope)
+            confine(keep_fds=[w], workdir=d, memory_bytes=1 << 31)
+            for name, fn in scope["tries"].items():
+                os.write(w, (json.dumps({"start": name}) + "\n").encode())
+                try:
+                    fn()
+                    res = "ok"
+                except BaseException as e:  # noqa: BLE001
+                    res = type(e).__name__
+                os.write(w, (json.dumps({"name": name, "result": res}) + "\n").encode())
+        finally:
+            os._exit(0)
+    os.close(w)
+    data = b""
+    while chunk := os.read(r, 65536):
+        data += chunk
+    os.close(r)
+    _, status = os.waitpid(pid, 0)
+    out, started = {}, None
+    for ln in data.decode().splitlines():
+        m = json.loads(ln)
+        if "start" in m:
+            started = m["start"]
+        else:
+            out[m["name"]], started = m["result"], None
+    if started is not None:
+        out[started] = f"killed by signal {os.WTERMSIG(status)}" if os.WIFSIGNALED(status) \
+            else "ended"
+    return out
+
+
+def test_the_sandbox_allows_a_kernels_work():
+    out = _in_confined_child(
+        "import threading, numpy\n"
+        "tries = {'thread': lambda: threading.Thread(target=lambda: None).start(),\n"
+        "         'numpy': lambda: numpy.arange(1000).sum(),\n"
+        "         'read_lib': lambda: open(numpy.__file__).read(10),\n"
+        "         'empty_env': lambda: 1 / 0 if __import__('os').environ else None}\n")
+    assert out == {"thread": "ok", "numpy": "ok", "read_lib": "ok", "empty_env": "ok"}, out
+
+
+@pytest.mark.parametrize("what,code,expect", [
+    ("write a file", "open('/tmp/kltrans-sandbox-write', 'w')", "killed by signal 31"),
+    ("start a program", "os.execv('/bin/true', ['true'])", "killed by signal 31"),
+    ("fork", "os.fork()", "killed by signal 31"),
+    ("open a socket", "socket.socket()", "killed by signal 31"),
+    ("signal the parent", "os.kill(os.getppid(), 0)", "killed by signal 31"),
+    ("read the parent's environment", "open(f'/proc/{os.getppid()}/environ').read()",
+     "PermissionError"),
+    ("read the home directory", f"os.listdir({os.path.expanduser('~')!r})", "PermissionError"),
+    ("allocate 3 GiB", "bytearray(3 << 30)", "MemoryError"),
+])
+def test_the_sandbox_forbids(what, code, expect):
+    from kltrans.gate.sandbox import landlock_abi
+
+    if expect == "PermissionError" and not landlock_abi():
+        pytest.skip("the kernel has no Landlock: reads are not confined")
+    out = _in_confined_child(f"import os, socket\ntries = {{'x': lambda: {code}}}\n")
+    assert out["x"] == expect, (what, out)
+    assert not os.path.exists("/tmp/kltrans-sandbox-write")
+
+
+def test_a_worker_result_comes_on_its_own_descriptor():
+    """A job's result is written to the descriptor the parent passed, not to stdout."""
+    from kltrans.gate.worker import spawn
+
+    r = spawn({"kind": "no-such-kind", "workload": SCALE, "backend": "cuda"}, 120)
+    assert r["code"] == 0 and len(r["lines"]) == 1, r
+    assert json.loads(r["lines"][0])["verdict"] == "error"
+    assert "verdict" not in r["stdout"]
