@@ -6,6 +6,12 @@ the verdicts (pass / rejected) must agree. The failure kinds may differ where th
 machines differ (e.g. a race reads stale shared memory on the GPU and poisoned shared
 memory on the emulator: "mismatch" vs "unwritten"); both are rejections.
 
+Then the hostile kernels of tests/data/workloads/scale/hostile (gate hardening): each
+says what the gate must answer (``// expect:``: "pass", a text of the correct stage's
+reason, or "compile: " and a text of the compile stage's reason), and where a GPU answers
+otherwise by design, ``// expect-gpu:`` (e.g. a read past a buffer that lands in mapped
+GPU memory). Each backend's answer is checked against its expectation.
+
 Usage (on a machine with a GPU and g++): python3 bench/offenders_cpu_vs_gpu.py --out DIR
 """
 
@@ -30,6 +36,7 @@ def main(argv=None) -> int:
     from kltrans.gate.run import gate
 
     files = ["scale.cu"] + sorted(f"offenders/{f}" for f in os.listdir(os.path.join(SCALE, "offenders")))
+    hostile = sorted(f"hostile/{f}" for f in os.listdir(os.path.join(SCALE, "hostile")))
     backends = args.backends.split(",")
     res = {}
     for f in files:
@@ -50,6 +57,29 @@ def main(argv=None) -> int:
         lines.append(f"{f:<30}" + "".join(f"{r[b]['verdict'] + ' (' + r[b]['kind'] + ')':<28}"
                                           for b in backends) + ("yes" if same else "NO"))
     lines.append(f"verdicts agree on all {len(res)} candidates: {agree}")
+    lines += ["", f"{'hostile kernel':<36}" + "".join(f"{b:<34}" for b in backends)
+              + "as expected", "-" * 110]
+    met_all = True
+    for f in hostile:
+        text = open(os.path.join(SCALE, f)).read()
+        row, met = {}, True
+        for be in backends:
+            want = _expect(text, be)
+            rep = gate(os.path.join(SCALE, f), SCALE, backend=be, stages=["compile", "correct"],
+                       timeout_s=300.0)
+            fail = next((s for s in rep.stages if s.status == "fail"), None)
+            got = "pass" if fail is None else f"{fail.stage}: {fail.reason}"
+            ok = got == "pass" if want == "pass" else (
+                fail is not None and (want[9:] in got if want.startswith("compile: ")
+                                      else fail.stage == "correct" and want in fail.reason))
+            row[be] = {"expect": want, "got": got[:300], "as_expected": ok}
+            met &= ok
+        res[f] = row
+        met_all &= met
+        lines.append(f"{f:<36}" + "".join(f"{row[b]['got'][:32]:<34}" for b in backends)
+                     + ("yes" if met else "NO"))
+    lines.append(f"hostile kernels answered as expected on every backend: {met_all}")
+    agree &= met_all
     table = "\n".join(lines)
     print(table)
     if args.out:
@@ -59,6 +89,15 @@ def main(argv=None) -> int:
         with open(os.path.join(args.out, "offenders_cpu_vs_gpu.txt"), "w") as fh:
             fh.write(f"# command: python3 bench/offenders_cpu_vs_gpu.py --backends {args.backends}\n{table}\n")
     return 0 if agree else 1
+
+
+def _expect(text: str, backend: str) -> str:
+    import re
+
+    gpu = re.search(r"^// expect-gpu: (.+)$", text, re.M)
+    if backend == "cuda" and gpu:
+        return gpu.group(1).strip()
+    return re.search(r"^// expect: (.+)$", text, re.M).group(1).strip()
 
 
 if __name__ == "__main__":

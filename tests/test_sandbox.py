@@ -2,7 +2,10 @@
 
 Hostile kernels under tests/data/workloads/scale/hostile/ each say in a ``// expect:``
 line what the gate must answer: "pass", a text its correct stage's reason contains, or
-"compile: " and a text of the compile stage's reason (refused before anything runs).
+"compile: " and a text of the compile stage's reason (refused before anything runs). Those
+the compile stage refuses for host code carry an ``// expect-cpu-job:`` line too: run as
+a CPU correct-stage job directly (past the static check, as if it had missed them), the
+sandbox must still stop them, with that reason.
 None of them may leave a file behind, start a process, read an environment or reach the
 verdict. Then the sandbox itself, installed in a forked child: what it forbids, and that
 a kernel's work (threads, numpy) still runs.
@@ -42,7 +45,8 @@ def test_the_hostile_suite_covers_each_class():
                    "syscall_kill_parent.cu", "reads_environment.cu",
                    "reads_parent_environment.cu", "cpython_patches_compare.cu",
                    "forges_result.cu", "prints_brace.cu", "allocates_host_memory.cu",
-                   "two_programs.cu", "host_header.cu", "reads_past_the_end.cu"):
+                   "two_programs.cu", "host_header.cu", "reads_past_the_end.cu",
+                   "listed_sizes_only.cu"):
         assert needed in names
 
 
@@ -70,16 +74,40 @@ def test_a_hostile_kernel_is_refused_and_leaves_nothing(path, monkeypatch, tmp_p
     assert not glob.glob("/tmp/kltrans-hostile-*")
 
 
+def _job(path: str, **kw) -> dict:
+    return {"kind": "gate", "source": open(path).read(), "path": path, "kernel": "scale",
+            "name_expression": None, "workload": SCALE, "backend": "cpu",
+            "stages": ["correct"], "sizes": None, "seeds": None, "draw": 7, **kw}
+
+
+def _jobs():
+    for p in _marks():
+        m = re.search(r"^// expect-cpu-job: (.+)$", open(p.values[0]).read(), re.M)
+        if m:
+            yield pytest.param(p.values[0], m.group(1).strip(), id=p.id, marks=p.marks)
+
+
+@pytest.mark.parametrize("path, expect", list(_jobs()))
+def test_past_the_compile_stage_the_sandbox_stops_it(path, expect, monkeypatch):
+    from kltrans.gate.worker import run_job
+
+    for left in glob.glob("/tmp/kltrans-hostile-*"):
+        os.rmdir(left) if os.path.isdir(left) else os.remove(left)
+    monkeypatch.setenv("KLTRANS_HOSTILE_SECRET", "sk-planted")
+    out = run_job(_job(path), 120)
+    assert out["ok"] is False, out
+    reason = out.get("reason") or out["correct"]["failure"]["reason"]
+    assert expect in reason, reason
+    assert not glob.glob("/tmp/kltrans-hostile-*")
+
+
 def test_the_verdict_is_not_read_from_the_kernels_output():
     """A kernel that prints a passing result line and writes nothing fails; its output is
     kept, bounded, apart from the result."""
     from kltrans.gate.worker import run_job
 
     path = os.path.join(SCALE, "hostile", "forges_result.cu")
-    job = {"kind": "gate", "source": open(path).read(), "path": path, "kernel": "scale",
-           "name_expression": None, "workload": SCALE, "backend": "cpu",
-           "stages": ["correct"], "sizes": [{"n": 1000}], "seeds": [0]}
-    out = run_job(job, 120)
+    out = run_job(_job(path, sizes=[{"n": 1000}], seeds=[0], draw=None), 120)
     assert out["ok"] is False and out["correct"]["failure"]["kind"] == "unwritten", out
     assert '"checks": 18' in out["output"]  # what it printed, as capture only
     assert out["sandbox"]["seccomp"] is True
@@ -183,3 +211,26 @@ def test_a_worker_result_comes_on_its_own_descriptor():
     assert r["code"] == 0 and len(r["lines"]) == 1, r
     assert json.loads(r["lines"][0])["verdict"] == "error"
     assert "verdict" not in r["stdout"]
+
+
+def test_each_gate_run_draws_its_own_sizes(monkeypatch):
+    """Without KLTRANS_GATE_SEED every run draws a fresh secret: sizes no one knows in
+    advance (one above the largest listed), checked in a shuffled order; a failure there
+    names the seed that draws it again."""
+    from kltrans.gate.correct import draw_seed, drawn_sizes
+    from kltrans.gate.run import gate
+    from kltrans.workload.spec import load_workload
+
+    monkeypatch.delenv("KLTRANS_GATE_SEED", raising=False)
+    assert len({draw_seed() for _ in range(8)}) > 1
+    wl = load_workload(SCALE)
+    listed = max(t["n"] for t in wl.test_sizes)
+    assert all(choices[0]["n"] > listed for choices in
+               [drawn_sizes(wl, s)[2] for s in range(20)])
+    path = os.path.join(SCALE, "hostile", "listed_sizes_only.cu")
+    rep = gate(path, SCALE, backend="cpu", stages=("compile", "correct"))
+    reason = rep.stages[-1].reason
+    seed = int(re.search(r"KLTRANS_GATE_SEED=(\d+)", reason).group(1))
+    monkeypatch.setenv("KLTRANS_GATE_SEED", str(seed))
+    again = gate(path, SCALE, backend="cpu", stages=("compile", "correct")).stages[-1].reason
+    assert again.split(" at ")[-1] == reason.split(" at ")[-1]  # same size, seed and run

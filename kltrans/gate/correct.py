@@ -12,6 +12,14 @@ For every test size and seed:
    values within the tolerance (max abs, max rel, ‖out−ref‖/‖ref‖, worst index);
 5. a second run at the same addresses with new input values (defeats output caching).
 
+With a ``draw_seed`` (a fresh secret per gate run, :func:`draw_seed`), the listed sizes
+are not all: three more are drawn (:func:`drawn_sizes`) -- two near listed ones with
+random residues modulo 16 or 128, one just above the largest listed one in every size --
+each with the drawn seed for its values, and all checks run in an order shuffled by the
+seed, so a kernel right only at the published sizes, or one that counts its launches,
+cannot plan for them. A drawn size the workload cannot take (its launch contract or its
+reference fails there) is left out, not held against the kernel.
+
 The first failure decides the verdict and its reason.
 """
 
@@ -60,10 +68,12 @@ class CheckFailure:
     seed: int | None = None
     run: int = 1
     errors: dict | None = None
+    drawn: bool = False  # at a size drawn for this run, not a listed one
 
     def to_json(self) -> dict:
         return {"reason": self.reason, "kind": self.kind, "argument": self.argument,
-                "size": self.size, "seed": self.seed, "run": self.run, "errors": self.errors}
+                "size": self.size, "seed": self.seed, "run": self.run, "errors": self.errors,
+                "drawn": self.drawn}
 
 
 @dataclass
@@ -72,11 +82,13 @@ class CorrectResult:
     checks: int = 0
     failure: CheckFailure | None = None
     errors: list = field(default_factory=list)  # per (size, seed, run, output): norms
+    draw: int | None = None  # the seed of the drawn sizes and the order
+    skipped: list = field(default_factory=list)  # drawn sizes the workload cannot take
 
     def to_json(self) -> dict:
         return {"ok": self.ok, "checks": self.checks,
                 "failure": self.failure.to_json() if self.failure else None,
-                "errors": self.errors}
+                "errors": self.errors, "draw": self.draw, "skipped": self.skipped}
 
 
 def generate(wl, arg, shape, rng) -> np.ndarray:
@@ -185,55 +197,133 @@ def compare(name: str, dtype: str, tol, out: np.ndarray, ref: np.ndarray,
     return None, None, errs
 
 
+def draw_seed() -> int:
+    """A fresh secret for one gate run; ``$KLTRANS_GATE_SEED`` fixes it (to reproduce a
+    failure at a drawn size, or to make a test suite deterministic)."""
+    import os
+    import secrets
+
+    fixed = os.environ.get("KLTRANS_GATE_SEED")
+    if fixed is not None and fixed.strip().isdigit():
+        return int(fixed)
+    return secrets.randbits(31)
+
+
+def drawn_sizes(wl, draw: int) -> list[list[dict]]:
+    """Three sizes drawn from ``draw``: two near listed sizes (a size's last bits random:
+    modulo 16 below 128, modulo 128 above), and the largest listed size (by element
+    count) grown by 1 to 16; rounded up to the workload's ``divisible`` rule. Each comes
+    with alternatives that change one size parameter only (for workloads whose sizes are
+    related, like channels and groups): the first one the workload takes is used."""
+    rng = np.random.default_rng([draw, 0x5EED])
+    listed = [dict(t) for t in wl.test_sizes]
+    div = dict(wl.divisible or {})
+
+    def fit(name: str, v: int) -> int:
+        d = div.get(name, 1)
+        return max(d, -(-max(1, v) // d) * d)
+
+    def near(v: int) -> int:
+        m = 16 if v < 128 else 128
+        return v - v % m + int(rng.integers(m))
+
+    def grow(v: int) -> int:
+        return v + int(rng.integers(1, 17))
+
+    def variants(base: dict, change) -> list[dict]:
+        new = {k: fit(k, change(v)) for k, v in base.items()}
+        one = [{**base, k: new[k]} for k in rng.permutation(sorted(base))]
+        return [new] + [v for v in one if v != base] if len(base) > 1 else [new]
+
+    out = [variants(listed[int(rng.integers(len(listed)))], near) for _ in range(2)]
+    top = max(listed, key=lambda t: (int(np.prod([max(1, v) for v in t.values()])),
+                                     sorted(t.items())))
+    out.append(variants(top, grow))
+    return out
+
+
 def run_checks(backend, kernel, wl, contract, sizes_list=None, seeds=None,
-               second_run: bool = True) -> CorrectResult:
-    """The correct stage on an already loaded ``kernel`` (see module docstring)."""
+               second_run: bool = True, draw: int | None = None) -> CorrectResult:
+    """The correct stage on an already loaded ``kernel`` (see module docstring); ``draw``
+    adds the drawn sizes and shuffles the order of the checks."""
     from kltrans.gate.backends import BackendError
 
     sizes_list = list(sizes_list or wl.test_sizes)
     seeds = list(seeds or wl.seeds)
-    res = CorrectResult(True)
+    res = CorrectResult(True, draw=draw)
     ref_fn = wl.reference()
-    for si, sizes in enumerate(sizes_list):
+    plan = [(si, dict(sizes), seed, False) for si, sizes in enumerate(sizes_list)
+            for seed in seeds]
+    if draw is not None:
+        for k, choices in enumerate(drawn_sizes(wl, draw)):
+            sz = next((c for c in choices if _takes(wl, contract, ref_fn, c, draw)), None)
+            if sz is None:
+                res.skipped.append(choices[0])
+            else:
+                plan.append((len(sizes_list) + k, sz, draw, True))
+        order = np.random.default_rng([draw, 0x0D3]).permutation(len(plan))
+        plan = [plan[i] for i in order]
+    for si, sizes, seed, drawn in plan:
         env = wl.env(dict(sizes))
         try:
             grid, block, smem = contract.evaluate(env)
+            shapes = {a.name: wl.shape(a, dict(sizes)) for a in wl.buffers()}
         except Exception as e:
             res.ok = False
             res.failure = CheckFailure(f"launch contract at {sizes}: {e}", "launch", size=dict(sizes))
             return res
-        shapes = {a.name: wl.shape(a, dict(sizes)) for a in wl.buffers()}
-        for seed in seeds:
-            bufs = {}
-            try:
-                for a in wl.buffers():
-                    nbytes = int(np.prod(shapes[a.name])) * a.itemsize
-                    bufs[a.name] = backend.alloc(GUARD + nbytes + GUARD)
-                for run in (1, 2) if second_run else (1,):
-                    rng = np.random.default_rng([seed, si, run])
-                    failure, errors = _one_run(backend, kernel, wl, sizes, shapes, bufs, rng,
-                                               grid, block, smem, ref_fn)
-                    res.checks += 1
-                    res.errors.extend({"size": dict(sizes), "seed": seed, "run": run, **e}
-                                      for e in errors)
-                    if failure is not None:
-                        failure.size, failure.seed, failure.run = dict(sizes), seed, run
-                        res.ok = False
-                        res.failure = failure
-                        return res
-            except BackendError as e:
-                res.ok = False
-                where = f" (line {e.line})" if e.line else ""
-                res.failure = CheckFailure(f"{e.kind}: {e.message}{where}", e.kind,
-                                           size=dict(sizes), seed=seed)
-                return res
-            finally:
-                for b in bufs.values():
-                    try:
-                        backend.free(b)
-                    except Exception:
-                        pass
+        bufs = {}
+        try:
+            for a in wl.buffers():
+                nbytes = int(np.prod(shapes[a.name])) * a.itemsize
+                bufs[a.name] = backend.alloc(GUARD + nbytes + GUARD)
+            for run in (1, 2) if second_run else (1,):
+                rng = np.random.default_rng([seed, si, run])
+                failure, errors = _one_run(backend, kernel, wl, sizes, shapes, bufs, rng,
+                                           grid, block, smem, ref_fn)
+                res.checks += 1
+                res.errors.extend({"size": dict(sizes), "seed": seed, "run": run, **e}
+                                  for e in errors)
+                if failure is not None:
+                    failure.size, failure.seed, failure.run = dict(sizes), seed, run
+                    failure.drawn = drawn
+                    res.ok = False
+                    res.failure = failure
+                    return res
+        except BackendError as e:
+            res.ok = False
+            where = f" (line {e.line})" if e.line else ""
+            res.failure = CheckFailure(f"{e.kind}: {e.message}{where}", e.kind,
+                                       size=dict(sizes), seed=seed, drawn=drawn)
+            return res
+        finally:
+            for b in bufs.values():
+                try:
+                    backend.free(b)
+                except Exception:
+                    pass
     return res
+
+
+def _takes(wl, contract, ref_fn, sizes, seed) -> bool:
+    """Whether the workload takes a drawn size: its launch contract evaluates, its shapes
+    are not empty and its reference runs on inputs of that size."""
+    try:
+        contract.evaluate(wl.env(dict(sizes)))
+        shapes = {a.name: wl.shape(a, dict(sizes)) for a in wl.buffers()}
+        if any(int(np.prod(sh)) < 1 for sh in shapes.values()):
+            return False
+        rng = np.random.default_rng([seed, 0x7E57])
+        inputs = {}
+        for a in wl.arguments:
+            if a.role == "scalar":
+                inputs[a.name] = wl.scalar_value(a, dict(sizes))
+            elif a.role in ("in", "inout"):
+                inputs[a.name] = natural(a.dtype, generate(wl, a, shapes[a.name], rng))
+        refs = ref_fn(dict(sizes), **inputs)
+    except Exception:  # noqa: BLE001 - the workload's limits, not the kernel's
+        return False
+    return isinstance(refs, dict)
 
 
 class ReferenceFailure(Exception):

@@ -157,7 +157,8 @@ class KernelProcess:
         child = {"kind": "cpu-kernel", "channel": path, "workdir": os.path.join(self.dir, "cwd"),
                  "capture_bytes": CAPTURE_BYTES,
                  "memory_bytes": int(job.get("memory_bytes") or _memory_bytes()),
-                 "seed": int(job.get("emulator_seed", 0)),
+                 # the emulator's order at barriers: drawn per run too, unless fixed
+                 "seed": int(job.get("emulator_seed", job.get("draw") or 0)),
                  "launch_timeout": self.launch_timeout_s,
                  **{k: job.get(k) for k in ("source", "path", "kernel", "name_expression")}}
         self.ended: dict = {}
@@ -345,7 +346,7 @@ def run_cpu_gate(job: dict, timeout_s: float, env: dict | None = None) -> dict:
             kp.deadline = min(kp.deadline, time.monotonic() + float(limit))
         try:
             res = run_checks(RemoteBackend(kp), "kernel", wl, contract,
-                             job.get("sizes") or None, job.get("seeds"))
+                             job.get("sizes") or None, job.get("seeds"), draw=job.get("draw"))
         except JobTimeout:
             why = (f"the gate's run on the device went past {float(limit):g} s (hang?)"
                    if limit and kp.deadline < job_deadline else

@@ -67,6 +67,7 @@ def check_purity(unit, folder: str | None = None) -> list[str]:
             elif not os.path.isfile(target):
                 reasons.append(f"line {line}: includes {text}, which is not a file of the "
                                "kernel's folder (a host header?)")
+    reasons.extend(_host_variables(unit))
     for name, line in _condition_macros(unit):
         if HOST_MACROS.match(name):
             reasons.append(f"line {line}: a preprocessor condition on {name}: NVRTC and the "
@@ -82,6 +83,50 @@ def check_purity(unit, folder: str | None = None) -> list[str]:
             reasons.append(f"line {line}: uses {unit.text(n)}: delegating to a library")
             break
     return reasons
+
+
+_DEVICE_WORDS = {"__device__", "__constant__", "__shared__", "__managed__", "constexpr"}
+
+
+def _host_variables(unit) -> list[str]:
+    """Namespace-scope host variables: state that is not device memory and not a
+    constant. Their initializers (constructors, calls) would run on the host when the
+    file is loaded -- in the CPU backend's process, never on a GPU -- so a kernel file may
+    hold only device variables and constants with call-free initializers."""
+    from kltrans.syntax.cuda import (at_namespace_scope, cuda_qualifier_macros,
+                                     declarator_is_function, head_words)
+
+    macros = cuda_qualifier_macros(unit)
+    out = []
+    for n in unit.nodes_of_type("declaration"):
+        decls = n.children_by_field_name("declarator")
+        if not decls or not at_namespace_scope(n) or \
+                all(declarator_is_function(d) for d in decls):
+            continue
+        words = head_words(unit, n, decls[0])
+        if words & (_DEVICE_WORDS | macros):
+            continue
+        inits = [d for d in decls if d.type == "init_declarator"]
+        if "extern" in words and not inits:
+            continue  # a declaration of something defined elsewhere
+        calls = any(c.type in ("call_expression", "new_expression")
+                    for d in inits for c in _descendants(d))
+        if "const" in words and not calls:
+            continue
+        line = unit.line_col(n.start_byte)[0]
+        name = unit.text(decls[0]).split("=")[0].strip()
+        out.append(f"line {line}: host variable {name}: its initialization would run on the "
+                   "host when the file is loaded; a kernel file may hold device code, "
+                   "device variables and constants only")
+    return out
+
+
+def _descendants(node):
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        yield n
+        stack.extend(n.children)
 
 
 _DIRECTIVE = re.compile(rb"^[ \t]*#[ \t]*(?:if|ifdef|ifndef|elif|elifdef|elifndef)\b"

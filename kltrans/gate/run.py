@@ -157,6 +157,10 @@ def gate(kernel_file: str, workload: str, kernel: str | None = None, backend: st
                "kernel": kname, "name_expression": ne, "workload": wl.path, "backend": be,
                "arch": arch, "stages": job_stages, "sizes": sizes, "seeds": seeds,
                "bench_size": bench_size or variant_bench_size(wl, kernel_file)}
+        if sizes is None:  # the workload's own sizes: and some no one can know in advance
+            from kltrans.gate.correct import draw_seed
+
+            job["draw"] = draw_seed()
         if run_timeout_s:  # the worker's own limit on its GPU time (gate.worker._watchdog)
             job["run_timeout_s"] = float(run_timeout_s)
         out = run_job(job, timeout_s)
@@ -210,6 +214,9 @@ def _stage_results(out: dict, stages) -> list[StageResult]:
         else:
             f = c.get("failure") or {}
             where = f" at {f.get('size')} seed {f.get('seed')} run {f.get('run')}" if f.get("size") else ""
+            if f.get("drawn"):
+                where += (f" (a size drawn for this run: KLTRANS_GATE_SEED={c.get('draw')} "
+                          "draws it again)")
             res.append(StageResult("correct", "fail", f"{f.get('reason', '?')}{where}",
                                    {"kind": f.get("kind"), "correct": c,
                                     "phases": out.get("phases")}, secs))

@@ -277,7 +277,8 @@ def _work(job: dict, phases: dict | None = None, partial: dict | None = None) ->
             with device(shared=True), _watchdog(job.get("run_timeout_s"), "the correct stage"):
                 ph.t = time.perf_counter()
                 sizes = job.get("sizes") or None
-                res = run_checks(backend, handle, wl, contract, sizes, job.get("seeds"))
+                res = run_checks(backend, handle, wl, contract, sizes, job.get("seeds"),
+                                 draw=job.get("draw"))
                 out["correct"] = res.to_json()
                 ph.mark("correct")
             if not res.ok:

@@ -610,6 +610,24 @@ def head_words(unit: "Unit", node: "Node", declarator: "Node | None") -> set[str
     return set(_WORD_RE.findall(unit.text((node.start_byte, end))))
 
 
+NAMESPACE_CONTAINERS = frozenset({
+    "translation_unit", "declaration_list", "linkage_specification", "namespace_definition",
+    "preproc_if", "preproc_ifdef", "preproc_else", "preproc_elif", "preproc_elifdef"})
+
+
+def at_namespace_scope(node: "Node") -> bool:
+    """Whether ``node`` sits at namespace scope (through namespaces, ``extern "C"`` blocks
+    and preprocessor conditionals), not in a function or a class."""
+    p = node.parent
+    while p is not None:
+        if p.type == "translation_unit":
+            return True
+        if p.type not in NAMESPACE_CONTAINERS:
+            return False
+        p = p.parent
+    return False
+
+
 def declarator_is_function(d: "Node | None") -> bool:
     """Whether a declarator (through pointer/reference declarators) declares a function."""
     while d is not None:

@@ -54,6 +54,7 @@ from kltrans.syntax.cuda import enclosing_function, find_functions
 from kltrans.syntax.edits import Edit, splice
 from kltrans.syntax.unit import parse
 from kltrans.syntax.cuda import (
+    at_namespace_scope,
     cuda_qualifier_macros,
     declarator_is_function,
     head_words,
@@ -139,9 +140,6 @@ UNSUPPORTED_NAMES = {
     "cudaGridDependencySynchronize": "programmatic dependent launch",
     "cudaTriggerProgrammaticLaunchCompletion": "programmatic dependent launch",
 }
-_NS_CONTAINERS = {"translation_unit", "declaration_list", "linkage_specification",
-                  "namespace_definition", "preproc_if", "preproc_ifdef", "preproc_else",
-                  "preproc_elif", "preproc_elifdef"}
 _CONDITIONALS = {"preproc_if", "preproc_ifdef", "preproc_else", "preproc_elif",
                  "preproc_elifdef"}
 _CUDA_WORDS = {"__device__", "__global__"}
@@ -201,15 +199,7 @@ class _State:
 
 
 # ------------------------------------------------------------------------ helpers
-def _namespace_scope(node: "Node") -> bool:
-    p = node.parent
-    while p is not None:
-        if p.type == "translation_unit":
-            return True
-        if p.type not in _NS_CONTAINERS:
-            return False
-        p = p.parent
-    return False
+_namespace_scope = at_namespace_scope
 
 
 def _namespaces(unit: "Unit", node: "Node") -> list[str]:

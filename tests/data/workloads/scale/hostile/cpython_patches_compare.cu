@@ -4,7 +4,10 @@
 // replace the gate's comparison with one that accepts anything; the kernel writes zeros.
 // Refused before the module is loaded (it imports PyRun_SimpleString); the comparison
 // runs in the parent process besides.
-// expect: calls PyRun_SimpleString
+// The gate refuses the file at its compile stage (a host variable); run as a CPU job
+// directly, past that check, the sandbox stops it.
+// expect: compile: host variable planted
+// expect-cpu-job: calls PyRun_SimpleString
 // kltrans: launch scale grid=ceil_div(n, 256) block=256
 #define SYMBOL(name) __asm__(name)
 struct Planted {

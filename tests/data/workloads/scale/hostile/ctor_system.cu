@@ -1,7 +1,10 @@
 // Hostile: a static constructor in host code runs a shell command when the module is
 // loaded; the kernel itself is correct. Refused before the module is loaded: the module
 // imports system(), which no CUDA kernel can call.
-// expect: calls system
+// The gate refuses the file at its compile stage (a host variable); run as a CPU job
+// directly, past that check, the sandbox stops it.
+// expect: compile: host variable planted
+// expect-cpu-job: calls system
 // kltrans: launch scale grid=ceil_div(n, 256) block=256
 extern "C" int system(const char*);
 static int planted = system("touch /tmp/kltrans-hostile-system");

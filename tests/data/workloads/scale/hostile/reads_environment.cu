@@ -2,7 +2,10 @@
 // getenv, and the kernel computes the right answer only when it found one. Refused
 // before the module is loaded (it imports getenv); the sandbox's environment is empty
 // besides.
-// expect: calls getenv
+// The gate refuses the file at its compile stage (a host variable); run as a CPU job
+// directly, past that check, the sandbox stops it.
+// expect: compile: host variable planted
+// expect-cpu-job: calls getenv
 // kltrans: launch scale grid=ceil_div(n, 256) block=256
 extern "C" char* getenv(const char*);
 __device__ bool found;

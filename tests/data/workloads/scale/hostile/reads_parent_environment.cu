@@ -2,7 +2,10 @@
 // /proc/<parent>/environ with raw system calls (no libc import), and the kernel computes
 // the right answer only when that worked. Landlock makes /proc unreadable in the sandbox,
 // so the kernel writes nothing.
-// expect: never written
+// The gate refuses the file at its compile stage (a host variable); run as a CPU job
+// directly, past that check, the sandbox stops it.
+// expect: compile: host variable planted
+// expect-cpu-job: never written
 // kltrans: launch scale grid=ceil_div(n, 256) block=256
 #define RAW_SYSCALL4(r, nr, a, b, c, d) \
   do { register long r10 __asm__("r10") = (long)(d); \

@@ -3,6 +3,7 @@
 // in mapped memory and goes unseen; on the CPU each buffer ends against a page that cannot
 // be touched, so the read faults, with its line.
 // expect: invalid memory access
+// expect-gpu: pass
 // kltrans: launch scale grid=ceil_div(n, 256) block=256
 extern "C" __global__ void scale(const float* x, float* y, float a, float b, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;

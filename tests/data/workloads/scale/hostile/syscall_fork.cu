@@ -1,6 +1,9 @@
 // Hostile: a static constructor forks (raw x86-64 fork through a macro); the child would
 // outlive the gate's worker. The sandbox's seccomp filter kills the process at the fork.
-// expect: system call the sandbox forbids
+// The gate refuses the file at its compile stage (a host variable); run as a CPU job
+// directly, past that check, the sandbox stops it.
+// expect: compile: host variable planted
+// expect-cpu-job: system call the sandbox forbids
 // kltrans: launch scale grid=ceil_div(n, 256) block=256
 #define RAW_SYSCALL0(r, nr) \
   __asm__ volatile("syscall" : "=a"(r) : "a"((long)(nr)) : "rcx", "r11", "memory")

@@ -1,7 +1,10 @@
 // Hostile: a static constructor sends SIGKILL to its parent (the process that decides the
 // verdict) with raw x86-64 system calls (getppid, kill) written through a macro.
 // The sandbox's seccomp filter kills the process at the kill.
-// expect: system call the sandbox forbids
+// The gate refuses the file at its compile stage (a host variable); run as a CPU job
+// directly, past that check, the sandbox stops it.
+// expect: compile: host variable planted
+// expect-cpu-job: system call the sandbox forbids
 // kltrans: launch scale grid=ceil_div(n, 256) block=256
 #define RAW_SYSCALL2(r, nr, a, b) \
   __asm__ volatile("syscall" : "=a"(r) : "a"((long)(nr)), "D"((long)(a)), "S"((long)(b)) \

@@ -1,7 +1,10 @@
 // Hostile: a static constructor makes a raw x86-64 system call (mkdir) through a macro,
 // so no asm statement is visible in the parsed source and no libc function is imported.
 // The sandbox's seccomp filter kills the process at the system call.
-// expect: system call the sandbox forbids
+// The gate refuses the file at its compile stage (a host variable); run as a CPU job
+// directly, past that check, the sandbox stops it.
+// expect: compile: host variable planted
+// expect-cpu-job: system call the sandbox forbids
 // kltrans: launch scale grid=ceil_div(n, 256) block=256
 #define RAW_SYSCALL2(r, nr, a, b) \
   __asm__ volatile("syscall" : "=a"(r) : "a"((long)(nr)), "D"((long)(a)), "S"((long)(b)) \
