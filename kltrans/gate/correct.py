@@ -7,7 +7,9 @@ For every test size and seed:
    outputs are poisoned (all-ones bytes: NaN for floats; ``0xA5`` bytes for integers)
    unless the spec says ``init: zero``;
 3. launch with the contract evaluated at that size;
-4. checks, in order: guard zones intact (out-of-bounds writes), inputs bit-identical,
+4. checks, in order: guard zones intact (out-of-bounds writes), inputs bit-identical
+   (on the CPU backend inputs are read-only during the launch, so a write that is undone
+   before the launch ends faults too),
    no element left poisoned (unwritten output), no NaN/Inf unless the reference has one,
    values within the tolerance (max abs, max rel, ‖out−ref‖/‖ref‖, worst index);
 5. a second run at the same addresses with new input values (defeats output caching).
@@ -368,6 +370,8 @@ def _one_run(backend, kernel, wl, sizes, shapes, bufs, rng, grid, block, smem, r
             body = np.full(int(np.prod(shape)) * a.itemsize, pb, dtype=np.uint8)
         full = np.concatenate([guard, body, guard])
         backend.upload(buf, full)
+        if a.role == "in" and hasattr(backend, "protect"):  # a write faults where it can
+            backend.protect(buf)
         expected_bytes[a.name] = body
     args = []
     for a in wl.arguments:

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import socket
 import struct
@@ -115,6 +116,11 @@ class RemoteBackend:
         self.proc.call({"op": "upload", "id": buf.handle, "offset": int(offset)},
                        memoryview(raw))
 
+    def protect(self, buf) -> None:
+        """Make an input read-only until its next upload: a kernel that writes its input
+        (and restores it before the launch ends) faults instead."""
+        self.proc.call({"op": "protect", "id": buf.handle})
+
     def download(self, buf) -> np.ndarray:
         _, payload = self.proc.call({"op": "download", "id": buf.handle},
                                     payload_limit=buf.nbytes)
@@ -174,7 +180,10 @@ class KernelProcess:
         from kltrans.gate.worker import spawn
 
         try:
-            self.ended.update(spawn(child, max(1.0, self.deadline - time.monotonic()), env))
+            # the spawner's own limit is a backstop: the deadline is this side's to call
+            # (a timeout, not a broken channel), and close() kills the child then
+            self.ended.update(spawn(child, max(1.0, self.deadline - time.monotonic()) + 15.0,
+                                    env))
         except BaseException as e:  # noqa: BLE001 - reported as the child's end
             self.ended.update(code=None, stdout="", stderr=f"{type(e).__name__}: {e}")
         finally:
@@ -229,6 +238,8 @@ class KernelProcess:
             raise BackendError("timeout", f"the kernel process did not answer {header['op']} "
                                           f"within {timeout_s:g} s (hang?)") from None
         except (OSError, ChannelError, ValueError) as e:
+            if self.remaining() <= 0:
+                raise JobTimeout() from None
             self.close()
             raise self.broken(f"{header['op']}: {e}{self._ending()}") from None
         if reply.get("ok") is True:
@@ -394,6 +405,8 @@ class _Buffers:
 
     def __init__(self):
         self.bufs: dict[int, np.ndarray] = {}
+        self.pages: dict[int, tuple[int, int]] = {}  # id -> (first data page, length)
+        self.protected: set[int] = set()
         self.next = 1
 
     def alloc(self, nbytes: int) -> int:
@@ -412,7 +425,25 @@ class _Buffers:
         bid = self.next
         self.next += 1
         self.bufs[bid] = arr
+        self.pages[bid] = (base + self.BEFORE, span)
         return bid
+
+    def protect(self, bid: int, writable: bool) -> None:
+        import ctypes
+        import mmap
+
+        at, span = self.pages[bid]
+        prot = mmap.PROT_READ | (mmap.PROT_WRITE if writable else 0)
+        ctypes.CDLL(None).mprotect(ctypes.c_void_p(at), ctypes.c_size_t(span), prot)
+        (self.protected.discard if writable else self.protected.add)(bid)
+
+    def read_only_at(self, addr: int) -> int | None:
+        """The protected buffer whose pages hold ``addr``."""
+        for bid in self.protected:
+            at, span = self.pages[bid]
+            if at <= addr < at + span:
+                return bid
+        return None
 
 
 def serve(job: dict) -> int:
@@ -459,8 +490,14 @@ def serve(job: dict) -> int:
                 _send(sock, {"ok": True, "id": bufs.alloc(int(req["nbytes"]))})
             elif op == "free":
                 bufs.bufs.pop(req["id"], None)
+                bufs.protected.discard(req["id"])
+                _send(sock, {"ok": True})
+            elif op == "protect":
+                bufs.protect(req["id"], writable=False)
                 _send(sock, {"ok": True})
             elif op == "upload":
+                if req["id"] in bufs.protected:
+                    bufs.protect(req["id"], writable=True)
                 arr, off = bufs.bufs[req["id"]], int(req["offset"])
                 arr[off:off + len(data)] = np.frombuffer(data, dtype=np.uint8)
                 _send(sock, {"ok": True})
@@ -474,5 +511,11 @@ def serve(job: dict) -> int:
             else:
                 _send(sock, {"ok": False, "kind": "invalid", "message": f"unknown op {op!r}"})
         except BackendError as e:
-            _send(sock, {"ok": False, "kind": e.kind, "message": e.message, "line": e.line,
+            kind, message = e.kind, e.message
+            m = re.search(r"SIGSEGV: invalid memory access at (0x[0-9a-f]+)", message)
+            if m and bufs.read_only_at(int(m.group(1), 16)) is not None:
+                kind, message = "input-modified", (
+                    "the kernel wrote to an input (read-only during the launch)"
+                    + message[m.end():])
+            _send(sock, {"ok": False, "kind": kind, "message": message, "line": e.line,
                          "pc_offset": getattr(e, "pc_offset", None)})

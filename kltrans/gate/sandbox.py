@@ -258,7 +258,11 @@ ALLOWED_IMPORTS = frozenset(
        "__cxa_rethrow", "__gxx_personality_v0", "_Unwind_Resume", "__gmon_start__",
        "_ITM_registerTMCloneTable", "_ITM_deregisterTMCloneTable", "_Znwm", "_Znam",
        "_ZdlPv", "_ZdaPv", "_ZdlPvm", "_ZdaPvm", "_ZnwmSt11align_val_t",
-       "_ZdlPvSt11align_val_t", "_ZdlPvmSt11align_val_t", "__dso_handle"])
+       "_ZdlPvSt11align_val_t", "_ZdlPvmSt11align_val_t", "__dso_handle"]
+    # the same functions checked by _FORTIFY_SOURCE (on by default in some distributions'
+    # g++, e.g. Ubuntu's): snprintf becomes __snprintf_chk
+    + [f"__{n}_chk" for n in ("memcpy", "memmove", "memset", "snprintf", "vsnprintf",
+                              "printf", "vprintf", "sprintf", "vsprintf")])
 
 
 def module_imports(path: str) -> list[str]:
