@@ -128,7 +128,8 @@ def gate(kernel_file: str, workload: str, kernel: str | None = None, backend: st
             results.append(StageResult("compile", "fail", "; ".join(impure),
                                        {"kind": "purity"}, time.perf_counter() - t0))
             return GateReport(kernel_file, kname, wl.name, be, target, results)
-        r = compile_unit(unit, arch=target, name_expressions=[ne] if ne else [])
+        r = compile_unit(unit, arch=target, name_expressions=[ne] if ne else [],
+                         want_ptx=True)  # the launch bounds (.maxntid), whatever spelled them
         res = r.resource(ne or kname)
         data = {"cached": r.cached, "compile_seconds": r.compile_seconds,
                 # NVRTC's warnings, by message (lines move with any edit)
@@ -145,6 +146,12 @@ def gate(kernel_file: str, workload: str, kernel: str | None = None, backend: st
             reason = str(first).splitlines()[0] if first else r.log.strip().splitlines()[-1:]
             results.append(StageResult("compile", "fail", str(reason),
                                        {**data, "log": r.log[-4000:]}, r.seconds))
+            return GateReport(kernel_file, kname, wl.name, be, target, results)
+        over = _over_limits(wl, unit, kname, res, r.ptx, target, kernel_file, bench_size) \
+            if ("correct" in stages or "profile" in stages) else []
+        if over:  # a GPU would refuse the launch: so does every backend
+            results.append(StageResult("compile", "fail", over[0],
+                                       {**data, "kind": "limits", "limits": over}, r.seconds))
             return GateReport(kernel_file, kname, wl.name, be, target, results)
         results.append(StageResult("compile", "pass", "", data, r.seconds))
     job_stages = [s for s in stages if s in ("correct", "profile")]
@@ -171,6 +178,24 @@ def gate(kernel_file: str, workload: str, kernel: str | None = None, backend: st
         results.append(StageResult("profile", "skipped", "no GPU: the profile stage needs the "
                                                          "cuda backend"))
     return GateReport(kernel_file, kname, wl.name, be, target, results)
+
+
+def _over_limits(wl, unit, kname, res, ptx, arch, kernel_file, bench_size) -> list[str]:
+    """The device limits the kernel's launches at the test sizes and the bench size break
+    (:mod:`kltrans.gate.limits`); a size whose contract does not evaluate is the correct
+    stage's to report."""
+    from kltrans.gate import limits
+    from kltrans.syntax.contract import contracts
+
+    contract = contracts(unit)[kname]
+    launches = []
+    bench = bench_size or variant_bench_size(wl, kernel_file) or wl.bench_size
+    for sizes in [*wl.test_sizes, bench]:
+        try:
+            launches.append((sizes, *contract.evaluate(wl.env(dict(sizes)))))
+        except Exception:  # noqa: BLE001 - reported by the correct stage
+            continue
+    return limits.check(res, ptx, launches, arch)
 
 
 def _note_cpu_branches(unit, results: list) -> None:
