@@ -6,7 +6,8 @@ the verdicts (pass / rejected) must agree. The failure kinds may differ where th
 machines differ (e.g. a race reads stale shared memory on the GPU and poisoned shared
 memory on the emulator: "mismatch" vs "unwritten"); both are rejections.
 
-Then the hostile kernels of tests/data/workloads/scale/hostile (gate hardening): each
+Then the hostile kernels of tests/data/workloads/scale/hostile and the launches over a
+device limit of tests/data/workloads/scale/limits (gate hardening): each
 says what the gate must answer (``// expect:``: "pass", a text of the correct stage's
 reason, or "compile: " and a text of the compile stage's reason), and where a GPU answers
 otherwise by design, ``// expect-gpu:`` (e.g. a read past a buffer that lands in mapped
@@ -36,7 +37,8 @@ def main(argv=None) -> int:
     from kltrans.gate.run import gate
 
     files = ["scale.cu"] + sorted(f"offenders/{f}" for f in os.listdir(os.path.join(SCALE, "offenders")))
-    hostile = sorted(f"hostile/{f}" for f in os.listdir(os.path.join(SCALE, "hostile")))
+    hostile = sorted(f"{d}/{f}" for d in ("hostile", "limits")
+                     for f in os.listdir(os.path.join(SCALE, d)))
     backends = args.backends.split(",")
     res = {}
     for f in files:
@@ -57,8 +59,8 @@ def main(argv=None) -> int:
         lines.append(f"{f:<30}" + "".join(f"{r[b]['verdict'] + ' (' + r[b]['kind'] + ')':<28}"
                                           for b in backends) + ("yes" if same else "NO"))
     lines.append(f"verdicts agree on all {len(res)} candidates: {agree}")
-    lines += ["", f"{'hostile kernel':<36}" + "".join(f"{b:<34}" for b in backends)
-              + "as expected", "-" * 110]
+    lines += ["", f"{'hostile kernel':<44}" + "".join(f"{b:<34}" for b in backends)
+              + "as expected", "-" * 118]
     met_all = True
     for f in hostile:
         text = open(os.path.join(SCALE, f)).read()
@@ -76,8 +78,13 @@ def main(argv=None) -> int:
             met &= ok
         res[f] = row
         met_all &= met
-        lines.append(f"{f:<36}" + "".join(f"{row[b]['got'][:32]:<34}" for b in backends)
+        lines.append(f"{f:<44}" + "".join(f"{row[b]['got'][:32]:<34}" for b in backends)
                      + ("yes" if met else "NO"))
+        if f.startswith("limits/") and "cuda" in backends:
+            # past the compile stage's check: what the GPU itself says of the launch
+            row["cuda_without_check"] = _launch_anyway(os.path.join(SCALE, f))
+            lines.append(f"{'  launched anyway on the GPU:':<44}"
+                         f"{row['cuda_without_check'][:70]}")
     lines.append(f"hostile kernels answered as expected on every backend: {met_all}")
     agree &= met_all
     table = "\n".join(lines)
@@ -89,6 +96,21 @@ def main(argv=None) -> int:
         with open(os.path.join(args.out, "offenders_cpu_vs_gpu.txt"), "w") as fh:
             fh.write(f"# command: python3 bench/offenders_cpu_vs_gpu.py --backends {args.backends}\n{table}\n")
     return 0 if agree else 1
+
+
+def _launch_anyway(path: str) -> str:
+    """The GPU correct stage of a kernel over a device limit, run as a worker job (the
+    compile stage's limits check skipped): the launch's own failure."""
+    from kltrans.gate.worker import run_job
+
+    job = {"kind": "gate", "source": open(path).read(), "path": path, "kernel": "scale",
+           "name_expression": None, "workload": SCALE, "backend": "cuda",
+           "stages": ["correct"], "sizes": [{"n": 1000}], "seeds": [0]}
+    out = run_job(job, 300)
+    if out.get("verdict"):
+        return f"{out['verdict']}: {out.get('reason', '')}"
+    c = out.get("correct") or {}
+    return "pass" if c.get("ok") else (c.get("failure") or {}).get("reason", "?")
 
 
 def _expect(text: str, backend: str) -> str:

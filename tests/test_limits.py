@@ -1,6 +1,7 @@
 """Device limits at the compile stage (kltrans.gate.limits), on every backend: a launch a
 GPU would refuse is refused before the correct stage, with the limit named. Each file of
-tests/data/workloads/scale/limits says what the reason must contain (``// expect:``)."""
+tests/data/workloads/scale/limits says what the reason must contain (``// expect:
+compile: ...``, as the hostile kernels say it)."""
 
 import glob
 import os
@@ -18,7 +19,7 @@ CASES = sorted(glob.glob(os.path.join(SCALE, "limits", "*.cu")))
 
 @pytest.mark.parametrize("path", CASES, ids=os.path.basename)
 def test_a_launch_over_a_device_limit_is_refused(path):
-    want = re.search(r"^// expect: (.+)$", open(path).read(), re.M).group(1)
+    want = re.search(r"^// expect: compile: (.+)$", open(path).read(), re.M).group(1)
     rep = gate(path, SCALE, backend="cpu", stages=("compile", "correct"))
     [compile_stage] = rep.stages
     assert compile_stage.status == "fail" and want in compile_stage.reason, compile_stage.reason

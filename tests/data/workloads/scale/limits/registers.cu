@@ -1,6 +1,6 @@
 // Over a device limit: 1024 threads of over 100 registers each need more registers
 // than a multiprocessor has.
-// expect: more than a multiprocessor has
+// expect: compile: more than a multiprocessor has
 // kltrans: launch scale grid=ceil_div(n, 1024) block=1024
 extern "C" __global__ void scale(const float* x, float* y, float a, float b, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
