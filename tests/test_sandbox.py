@@ -46,7 +46,7 @@ def test_the_hostile_suite_covers_each_class():
                    "reads_parent_environment.cu", "cpython_patches_compare.cu",
                    "forges_result.cu", "prints_brace.cu", "allocates_host_memory.cu",
                    "two_programs.cu", "host_header.cu", "reads_past_the_end.cu",
-                   "listed_sizes_only.cu", "restores_its_input.cu"):
+                   "listed_sizes_only.cu", "restores_its_input.cu", "double_parameter.cu"):
         assert needed in names
 
 

@@ -349,6 +349,10 @@ def run_cpu_gate(job: dict, timeout_s: float, env: dict | None = None) -> dict:
         if hello.get("ok") is not True:
             return {"ok": False, "verdict": "error", "kind": str(hello.get("kind"))[:40],
                     "reason": str(hello.get("message"))[-3000:], "seconds": time.perf_counter() - t0}
+        wrong = signature_mismatch(hello.get("params"), wl)
+        if wrong:
+            return {"ok": False, "verdict": "error", "kind": "signature", "reason": wrong,
+                    "seconds": time.perf_counter() - t0}
         out = {"ok": True, "backend": "cpu", "device": "cpu-emulator",
                "sandbox": hello.get("sandbox")}
         t1 = time.perf_counter()
@@ -379,6 +383,40 @@ def run_cpu_gate(job: dict, timeout_s: float, env: dict | None = None) -> dict:
     out["phases"] = {k: round(v, 4) for k, v in phases.items()}
     out["seconds"] = phases["total"]
     return out
+
+
+# the parameter type (kl_param_desc code) each workload dtype is passed as
+PARAM_CODES = {"float32": "f4", "float64": "f8", "float16": "h2", "bfloat16": "e2",
+               "int8": "i1", "uint8": "u1", "int16": "i2", "uint16": "u2", "int32": "i4",
+               "uint32": "u4", "int64": "i8", "uint64": "u8", "bool": "b1"}
+
+
+def signature_mismatch(params, wl) -> str | None:
+    """Why the kernel's parameters (as the compiled module declares them, through
+    templates and typedefs) do not take the workload's arguments; None when they do. The
+    emulator converts a value to whatever type a parameter has; a GPU passes the bytes the
+    gate packs for the spec's type, so a ``double`` parameter for a float32 argument reads
+    garbage there. Integers of one size pass either way (signed or unsigned)."""
+    if not isinstance(params, list) or not all(isinstance(p, str) for p in params):
+        return "the kernel process sent no parameter list"
+    args = wl.arguments
+    if len(params) != len(args):
+        return (f"the kernel takes {len(params)} parameters, the workload passes "
+                f"{len(args)} ({', '.join(a.name for a in args)})")
+    for i, (code, a) in enumerate(zip(params, args)):
+        if code.startswith("s"):
+            continue  # a struct by value: its layout is the kernel's
+        want = "p" if a.role != "scalar" else PARAM_CODES.get(a.dtype)
+        if want is None or code == want:
+            continue
+        if code[0] in "iu" and want[0] in "iu" and code[1:] == want[1:]:
+            continue
+        what = {"p": "a pointer", "f4": "float", "f8": "double", "h2": "__half",
+                "e2": "__nv_bfloat16", "b1": "bool"}.get(code, f"a {code[1:]}-byte integer")
+        return (f"parameter {i + 1} ({a.name}) is {what}, but the workload passes "
+                f"{'a buffer' if a.role != 'scalar' else a.dtype}: a GPU would read other "
+                "bytes than the emulator converts")
+    return None
 
 
 def _no_hello(kp: KernelProcess, timeout_s: float, t0: float) -> dict:
