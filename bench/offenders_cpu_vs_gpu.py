@@ -6,8 +6,8 @@ the verdicts (pass / rejected) must agree. The failure kinds may differ where th
 machines differ (e.g. a race reads stale shared memory on the GPU and poisoned shared
 memory on the emulator: "mismatch" vs "unwritten"); both are rejections.
 
-Then the hostile kernels of tests/data/workloads/scale/hostile and the launches over a
-device limit of tests/data/workloads/scale/limits (gate hardening): each
+Then the hostile kernels of tests/data/workloads/{scale,copy}/hostile and the launches
+over a device limit of tests/data/workloads/scale/limits (gate hardening): each
 says what the gate must answer (``// expect:``: "pass", a text of the correct stage's
 reason, or "compile: " and a text of the compile stage's reason), and where a GPU answers
 otherwise by design, ``// expect-gpu:`` (e.g. a read past a buffer that lands in mapped
@@ -37,7 +37,7 @@ def main(argv=None) -> int:
     from kltrans.gate.run import gate
 
     files = ["scale.cu"] + sorted(f"offenders/{f}" for f in os.listdir(os.path.join(SCALE, "offenders")))
-    hostile = sorted(f"{d}/{f}" for d in ("hostile", "limits")
+    hostile = sorted(f"{d}/{f}" for d in ("hostile", "limits", "../copy/hostile")
                      for f in os.listdir(os.path.join(SCALE, d)))
     backends = args.backends.split(",")
     res = {}
@@ -67,8 +67,9 @@ def main(argv=None) -> int:
         row, met = {}, True
         for be in backends:
             want = _expect(text, be)
-            rep = gate(os.path.join(SCALE, f), SCALE, backend=be, stages=["compile", "correct"],
-                       timeout_s=300.0)
+            path = os.path.normpath(os.path.join(SCALE, f))
+            rep = gate(path, os.path.dirname(os.path.dirname(path)) if "hostile" in f else SCALE,
+                       backend=be, stages=["compile", "correct"], timeout_s=300.0)
             fail = next((s for s in rep.stages if s.status == "fail"), None)
             got = "pass" if fail is None else f"{fail.stage}: {fail.reason}"
             ok = got == "pass" if want == "pass" else (

@@ -1,6 +1,7 @@
 """The CPU backend's sandbox and trust boundary (kltrans.gate.sandbox, gate.kernel_process).
 
-Hostile kernels under tests/data/workloads/scale/hostile/ each say in a ``// expect:``
+Hostile kernels under tests/data/workloads/*/hostile/ (gated against the workload of the
+folder above) each say in a ``// expect:``
 line what the gate must answer: "pass", a text its correct stage's reason contains, or
 "compile: " and a text of the compile stage's reason (refused before anything runs). Those
 the compile stage refuses for host code carry an ``// expect-cpu-job:`` line too: run as
@@ -22,7 +23,8 @@ import pytest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SCALE = os.path.join(ROOT, "tests", "data", "workloads", "scale")
-HOSTILE = sorted(glob.glob(os.path.join(SCALE, "hostile", "*.cu")))
+HOSTILE = sorted(glob.glob(os.path.join(ROOT, "tests", "data", "workloads", "*", "hostile",
+                                        "*.cu")))
 X86 = platform.machine() in ("x86_64", "AMD64")
 
 
@@ -46,7 +48,8 @@ def test_the_hostile_suite_covers_each_class():
                    "reads_parent_environment.cu", "cpython_patches_compare.cu",
                    "forges_result.cu", "prints_brace.cu", "allocates_host_memory.cu",
                    "two_programs.cu", "host_header.cu", "reads_past_the_end.cu",
-                   "listed_sizes_only.cu", "restores_its_input.cu", "double_parameter.cu"):
+                   "listed_sizes_only.cu", "restores_its_input.cu", "double_parameter.cu",
+                   "flushes_subnormals.cu", "loses_negative_zero.cu"):
         assert needed in names
 
 
@@ -58,7 +61,8 @@ def test_a_hostile_kernel_is_refused_and_leaves_nothing(path, monkeypatch, tmp_p
         os.rmdir(left) if os.path.isdir(left) else os.remove(left)
     monkeypatch.setenv("KLTRANS_HOSTILE_SECRET", "sk-planted")
     expect = _expect(path)
-    rep = gate(path, SCALE, backend="cpu", stages=("compile", "correct"), timeout_s=120)
+    workload = os.path.dirname(os.path.dirname(path))
+    rep = gate(path, workload, backend="cpu", stages=("compile", "correct"), timeout_s=120)
     by = {s.stage: s for s in rep.stages}
     if expect.startswith("compile: "):
         assert by["compile"].status == "fail" and expect[9:] in by["compile"].reason, \

@@ -2,7 +2,8 @@
 
 For every test size and seed:
 
-1. fresh random inputs from the seed (never all zeros), in the workload's distributions;
+1. fresh random inputs from the seed (never all zeros), in the workload's distributions
+   (where an output is compared exactly, float inputs also hold ``-0.0`` and subnormals);
 2. every buffer is allocated with guard zones before and after it (a byte pattern), and
    outputs are poisoned (all-ones bytes: NaN for floats; ``0xA5`` bytes for integers)
    unless the spec says ``init: zero``;
@@ -117,8 +118,30 @@ def generate(wl, arg, shape, rng) -> np.ndarray:
             hi = spec.get("high", min(info.max, 1000) if dt not in ("uint8", "int8") else info.max)
             arr = rng.integers(lo, hi + 1, n, dtype=np.int64).astype(NP[dt])
         if np.any(arr.view(np.uint8) != 0):
+            if dt in FLOATS and any(t.exact for t in wl.tolerance.values()):
+                arr = _exact_edges(arr, dt, rng)
             return arr.reshape(shape)
     raise RuntimeError(f"cannot draw non-zero inputs for {arg.name}")
+
+
+def _exact_edges(arr: np.ndarray, dtype: str, rng) -> np.ndarray:
+    """Where outputs are compared bit for bit, float inputs carry the values a careless
+    kernel loses: one element in 16 is ``-0.0``, one in 16 a subnormal of either sign (a
+    kernel that flushes subnormals or normalizes zeros -- an "exact" transpose through
+    arithmetic -- shows). bfloat16 and float16 inputs are bits already."""
+    bits = {"float32": (np.uint32, 23), "float64": (np.uint64, 52), "float16": (np.uint16, 10),
+            "bfloat16": (np.uint16, 7)}
+    ut, mant = bits[dtype]
+    raw = arr.reshape(-1).view(ut).copy()
+    n = raw.size
+    pick = rng.integers(0, 16, n)
+    sign = ut(1) << ut(8 * raw.itemsize - 1)
+    raw[pick == 0] = sign  # -0.0
+    sub = pick == 1
+    frac = rng.integers(1, 1 << min(mant, 62), int(sub.sum()), dtype=np.uint64).astype(ut)
+    signs = np.where(rng.integers(0, 2, int(sub.sum())) == 1, sign, ut(0)).astype(ut)
+    raw[sub] = frac | signs
+    return raw.view(arr.dtype).reshape(arr.shape)
 
 
 def compare(name: str, dtype: str, tol, out: np.ndarray, ref: np.ndarray,
