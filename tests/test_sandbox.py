@@ -238,3 +238,20 @@ def test_each_gate_run_draws_its_own_sizes(monkeypatch):
     monkeypatch.setenv("KLTRANS_GATE_SEED", str(seed))
     again = gate(path, SCALE, backend="cpu", stages=("compile", "correct")).stages[-1].reason
     assert again.split(" at ")[-1] == reason.split(" at ")[-1]  # same size, seed and run
+
+
+@pytest.mark.gpu
+def test_hostile_kernels_and_offenders_on_the_gpu(tmp_path):
+    """Every offender and hostile kernel on the GPU and the CPU backend, each answered as
+    it says it must be; the launches over a device limit are also launched past the check
+    to show the GPU refuses them. Skipped without a GPU; the real run is saved in
+    bench/results/offenders_cpu_vs_gpu_2026-12-06.txt (an H100; made by
+    `python3 bench/offenders_cpu_vs_gpu.py --out DIR`, see tools/gpu-run.sh)."""
+    import sys
+
+    sys.path.insert(0, os.path.join(ROOT, "bench"))
+    import offenders_cpu_vs_gpu
+
+    assert offenders_cpu_vs_gpu.main(["--out", str(tmp_path)]) == 0
+    text = (tmp_path / "offenders_cpu_vs_gpu.txt").read_text()
+    assert "hostile kernels answered as expected on every backend: True" in text
