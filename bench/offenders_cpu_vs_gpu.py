@@ -6,7 +6,7 @@ the verdicts (pass / rejected) must agree. The failure kinds may differ where th
 machines differ (e.g. a race reads stale shared memory on the GPU and poisoned shared
 memory on the emulator: "mismatch" vs "unwritten"); both are rejections.
 
-Then the hostile kernels of tests/data/workloads/{scale,copy}/hostile and the launches
+Then the hostile kernels of tests/data/workloads/{scale,copy,rowsoftmax}/hostile and the launches
 over a device limit of tests/data/workloads/scale/limits (gate hardening): each
 says what the gate must answer (``// expect:``: "pass", a text of the correct stage's
 reason, or "compile: " and a text of the compile stage's reason), and where a GPU answers
@@ -37,7 +37,8 @@ def main(argv=None) -> int:
     from kltrans.gate.run import gate
 
     files = ["scale.cu"] + sorted(f"offenders/{f}" for f in os.listdir(os.path.join(SCALE, "offenders")))
-    hostile = sorted(f"{d}/{f}" for d in ("hostile", "limits", "../copy/hostile")
+    hostile = sorted(f"{d}/{f}" for d in ("hostile", "limits", "../copy/hostile",
+                                                   "../rowsoftmax/hostile")
                      for f in os.listdir(os.path.join(SCALE, d)))
     backends = args.backends.split(",")
     res = {}

@@ -13,7 +13,11 @@ For every test size and seed:
    before the launch ends faults too),
    no element left poisoned (unwritten output), no NaN/Inf unless the reference has one,
    values within the tolerance (max abs, max rel, ‖out−ref‖/‖ref‖, worst index);
-5. a second run at the same addresses with new input values (defeats output caching).
+5. a second run at the same addresses with new input values (defeats output caching);
+6. where the spec gives an input a ``shift`` (``inputs: {x: {shift: 1000}}``), a third
+   run at the first seed with that input's values moved by it: large magnitudes and
+   shifted means, where softmax without max subtraction overflows and one-pass variance
+   cancels.
 
 With a ``draw_seed`` (a fresh secret per gate run, :func:`draw_seed`), the listed sizes
 are not all: three more are drawn (:func:`drawn_sizes`) -- two near listed ones with
@@ -122,6 +126,13 @@ def generate(wl, arg, shape, rng) -> np.ndarray:
                 arr = _exact_edges(arr, dt, rng)
             return arr.reshape(shape)
     raise RuntimeError(f"cannot draw non-zero inputs for {arg.name}")
+
+
+def _shifted(arr: np.ndarray, dtype: str, shift) -> np.ndarray:
+    """``arr`` with its values moved by ``shift`` (rounded to the dtype)."""
+    if dtype == "bfloat16":
+        return bf16_bits(bf16_value(arr).astype(np.float64) + shift)
+    return (arr.astype(np.float64) + shift).astype(arr.dtype)
 
 
 def _exact_edges(arr: np.ndarray, dtype: str, rng) -> np.ndarray:
@@ -302,15 +313,22 @@ def run_checks(backend, kernel, wl, contract, sizes_list=None, seeds=None,
             for a in wl.buffers():
                 nbytes = int(np.prod(shapes[a.name])) * a.itemsize
                 bufs[a.name] = backend.alloc(GUARD + nbytes + GUARD)
-            for run in (1, 2) if second_run else (1,):
+            runs = [1, 2] if second_run else [1]
+            if seed == seeds[0] and any("shift" in v for v in wl.inputs.values()):
+                runs.append(3)  # the shifted run
+            for run in runs:
                 rng = np.random.default_rng([seed, si, run])
                 failure, errors = _one_run(backend, kernel, wl, sizes, shapes, bufs, rng,
-                                           grid, block, smem, ref_fn)
+                                           grid, block, smem, ref_fn, shifted=run == 3)
                 res.checks += 1
                 res.errors.extend({"size": dict(sizes), "seed": seed, "run": run, **e}
                                   for e in errors)
                 if failure is not None:
                     failure.size, failure.seed, failure.run = dict(sizes), seed, run
+                    if run == 3:
+                        failure.reason += " (the run with shifted inputs: " + ", ".join(
+                            f"{k} + {v['shift']:g}" for k, v in wl.inputs.items()
+                            if "shift" in v) + ")"
                     failure.drawn = drawn
                     res.ok = False
                     res.failure = failure
@@ -370,7 +388,8 @@ class ReferenceFailure(Exception):
                    f"(sizes {dict(sizes)})")
 
 
-def _one_run(backend, kernel, wl, sizes, shapes, bufs, rng, grid, block, smem, ref_fn):
+def _one_run(backend, kernel, wl, sizes, shapes, bufs, rng, grid, block, smem, ref_fn,
+             shifted: bool = False):
     inputs_raw = {}
     scalars = {}
     guard = np.full(GUARD, GUARD_BYTE, dtype=np.uint8)
@@ -384,6 +403,9 @@ def _one_run(backend, kernel, wl, sizes, shapes, bufs, rng, grid, block, smem, r
         buf = bufs[a.name]
         if a.role in ("in", "inout"):
             arr = generate(wl, a, shape, rng)
+            shift = (wl.inputs.get(a.name) or {}).get("shift") if shifted else None
+            if shift:
+                arr = _shifted(arr, a.dtype, shift)
             inputs_raw[a.name] = arr
             body = np.ascontiguousarray(arr).view(np.uint8).reshape(-1)
         elif a.init == "zero":

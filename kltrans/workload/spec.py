@@ -15,6 +15,8 @@ A workload is a folder with ``workload.yaml``, ``reference.py`` and kernel varia
     bench_size: {n: 67108864}
     divisible: {}                                # sizes every kernel may assume divisible
     inputs: {x: {dist: normal}}                  # default: uniform(-1, 1) / full integer range
+                                                 # shift: S adds a run with x + S (large
+                                                 # magnitudes, shifted means)
     tolerance: {y: {rtol: 1.0e-6, atol: 1.0e-6}} # or {exact: true}, or {rule: set, axis: -1}
     roofline: {bytes: "8 * n", flops: "2 * n"}
     reference: reference.py                      # def reference(sizes, **inputs) -> {output: array}
@@ -325,10 +327,13 @@ def load_workload(path: str) -> Workload:
             raise _err(P, f"inputs.{k}", "no such argument")
         if not isinstance(v, dict) or v.get("dist", "uniform") not in DISTS:
             raise _err(P, f"inputs.{k}.dist", f"must be one of {', '.join(DISTS)}")
-        extra = set(v) - {"dist", "mean", "std", "low", "high"}
+        extra = set(v) - {"dist", "mean", "std", "low", "high", "shift"}
         if extra:
             raise _err(P, f"inputs.{k}.{sorted(extra)[0]}",
-                       "unknown field (known: dist, mean, std, low, high)")
+                       "unknown field (known: dist, mean, std, low, high, shift)")
+        if "shift" in v and (isinstance(v["shift"], bool) or
+                             not isinstance(v["shift"], (int, float)) or not v["shift"]):
+            raise _err(P, f"inputs.{k}.shift", "must be a non-zero number")
         for f in ("mean", "std", "low", "high"):
             x = v.get(f, 0)
             if isinstance(x, bool) or not isinstance(x, (int, float)):
