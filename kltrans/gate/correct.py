@@ -4,7 +4,8 @@ For every test size and seed:
 
 1. fresh random inputs from the seed (never all zeros), in the workload's distributions
    (where an output is compared exactly, float inputs also hold ``-0.0`` and subnormals);
-2. every buffer is allocated with guard zones before and after it (a byte pattern), and
+2. every buffer is allocated with guard zones before and after it (a byte drawn per run),
+   and
    outputs are poisoned (all-ones bytes: NaN for floats; ``0xA5`` bytes for integers)
    unless the spec says ``init: zero``;
 3. launch with the contract evaluated at that size;
@@ -38,7 +39,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 GUARD = 4096
-GUARD_BYTE = 0x5A
+GUARD_BYTE = 0x5A  # the guard zones' byte when none is drawn (guard_byte)
 POISON_FLOAT = 0xFF
 POISON_INT = 0xA5
 
@@ -319,7 +320,8 @@ def run_checks(backend, kernel, wl, contract, sizes_list=None, seeds=None,
             for run in runs:
                 rng = np.random.default_rng([seed, si, run])
                 failure, errors = _one_run(backend, kernel, wl, sizes, shapes, bufs, rng,
-                                           grid, block, smem, ref_fn, shifted=run == 3)
+                                           grid, block, smem, ref_fn, shifted=run == 3,
+                                           guard_value=guard_byte([seed, si, run]))
                 res.checks += 1
                 res.errors.extend({"size": dict(sizes), "seed": seed, "run": run, **e}
                                   for e in errors)
@@ -388,11 +390,18 @@ class ReferenceFailure(Exception):
                    f"(sizes {dict(sizes)})")
 
 
+def guard_byte(key) -> int:
+    """The guard zones' byte for one run, drawn from its key: a kernel cannot write the
+    guard byte out of bounds and go unseen (not 0, 0xFF or 0xA5, the poison bytes)."""
+    b = int(np.random.default_rng([*key, 0x6A]).integers(1, 253))
+    return b + (b >= 0xA5)
+
+
 def _one_run(backend, kernel, wl, sizes, shapes, bufs, rng, grid, block, smem, ref_fn,
-             shifted: bool = False):
+             shifted: bool = False, guard_value: int = GUARD_BYTE):
     inputs_raw = {}
     scalars = {}
-    guard = np.full(GUARD, GUARD_BYTE, dtype=np.uint8)
+    guard = np.full(GUARD, guard_value, dtype=np.uint8)
     expected_bytes = {}
     for a in wl.arguments:
         if a.role == "scalar":
@@ -440,10 +449,10 @@ def _one_run(backend, kernel, wl, sizes, shapes, bufs, rng, grid, block, smem, r
         raw = backend.download(bufs[a.name])
         nb = raw.size - 2 * GUARD
         before, body, after = raw[:GUARD], raw[GUARD:GUARD + nb], raw[GUARD + nb:]
-        if np.any(before != GUARD_BYTE) or np.any(after != GUARD_BYTE):
-            which = "before" if np.any(before != GUARD_BYTE) else "after"
+        if np.any(before != guard_value) or np.any(after != guard_value):
+            which = "before" if np.any(before != guard_value) else "after"
             zone = before if which == "before" else after
-            off = int(np.argmax(zone != GUARD_BYTE))
+            off = int(np.argmax(zone != guard_value))
             pos = off - GUARD if which == "before" else nb + off
             return CheckFailure(f"out-of-bounds write {which} buffer {a.name} (byte offset "
                                 f"{pos} relative to its start)", "out-of-bounds", a.name), errors
