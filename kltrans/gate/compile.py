@@ -68,6 +68,7 @@ from kltrans.syntax.diagnostics import Diagnostic, Location
 from kltrans.syntax.edits import Edit, splice
 from kltrans.syntax.unit import parse
 from kltrans.syntax.cuda import (
+    at_namespace_scope,
     cuda_qualifier_macros,
     declarator_is_function,
     head_words,
@@ -411,24 +412,13 @@ _STD_MAP.update({"stdint.h": "cuda/std/cstdint", "stddef.h": "cuda/std/cstddef",
                  "stdlib.h": "cuda/std/cstdlib", "string.h": "cuda/std/cstring"})
 _MATH_HEADERS = {"cmath", "math.h", "cuda/std/cmath"}
 _MATH_MACROS = {"INFINITY", "NAN", "HUGE_VALF", "HUGE_VAL"}
-_NS_CONTAINERS = {"translation_unit", "declaration_list", "linkage_specification",
-                  "namespace_definition", "preproc_if", "preproc_ifdef", "preproc_else",
-                  "preproc_elif", "preproc_elifdef"}
 _CUDA_WORDS = {"__device__", "__global__"}
 _MEMSPACE = {"__device__", "__constant__", "__shared__", "__managed__", "__global__"}
 _WORD = re.compile(r"[A-Za-z_]\w*")
 _STD_QUALIFIED = re.compile(r"(?<![\w:])std\s*::")
 
 
-def _namespace_scope(node: "Node") -> bool:
-    p = node.parent
-    while p is not None:
-        if p.type == "translation_unit":
-            return True
-        if p.type not in _NS_CONTAINERS:
-            return False
-        p = p.parent
-    return False
+_namespace_scope = at_namespace_scope
 
 
 _CLASS_TYPES = ("struct_specifier", "class_specifier", "union_specifier")

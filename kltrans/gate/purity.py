@@ -110,7 +110,7 @@ def _host_variables(unit) -> list[str]:
         if "extern" in words and not inits:
             continue  # a declaration of something defined elsewhere
         calls = any(c.type in ("call_expression", "new_expression")
-                    for d in inits for c in _descendants(d))
+                    for d in inits for c in unit.walk(d))
         if "const" in words and not calls:
             continue
         line = unit.line_col(n.start_byte)[0]
@@ -119,14 +119,6 @@ def _host_variables(unit) -> list[str]:
                    "host when the file is loaded; a kernel file may hold device code, "
                    "device variables and constants only")
     return out
-
-
-def _descendants(node):
-    stack = [node]
-    while stack:
-        n = stack.pop()
-        yield n
-        stack.extend(n.children)
 
 
 _DIRECTIVE = re.compile(rb"^[ \t]*#[ \t]*(?:if|ifdef|ifndef|elif|elifdef|elifndef)\b"

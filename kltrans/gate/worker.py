@@ -87,24 +87,18 @@ def _fresh(job: dict, paths: list, timeout_s: float, env: dict | None):
     """The exit code of ``job`` in a fresh interpreter, its result written to a
     descriptor passed to it; "timeout" when it ran past ``timeout_s`` (killed, with its
     process group)."""
-    fd = os.open(paths[2], os.O_WRONLY)
-    try:
-        with open(paths[0], "wb") as so, open(paths[1], "wb") as se:
-            p = subprocess.Popen([sys.executable, "-m", "kltrans.gate.worker"],
-                                 stdin=subprocess.PIPE, stdout=so, stderr=se, pass_fds=(fd,),
-                                 env={**os.environ, **(env or {})}, start_new_session=True)
-            number, fd = fd, -1
-            os.close(number)
-            try:
-                p.communicate(json.dumps({**job, "result_fd": number}).encode(),
-                              timeout=timeout_s)
-            except subprocess.TimeoutExpired:
-                _kill_group(p)
-                return "timeout"
-            return p.returncode
-    finally:
-        if fd >= 0:
-            os.close(fd)
+    with open(paths[0], "wb") as so, open(paths[1], "wb") as se, \
+            open(paths[2], "wb") as result:
+        fd = result.fileno()  # the child's descriptor has the same number
+        p = subprocess.Popen([sys.executable, "-m", "kltrans.gate.worker"],
+                             stdin=subprocess.PIPE, stdout=so, stderr=se, pass_fds=(fd,),
+                             env={**os.environ, **(env or {})}, start_new_session=True)
+        try:
+            p.communicate(json.dumps({**job, "result_fd": fd}).encode(), timeout=timeout_s)
+        except subprocess.TimeoutExpired:
+            _kill_group(p)
+            return "timeout"
+        return p.returncode
 
 
 def _kill_group(p) -> None:
