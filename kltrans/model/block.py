@@ -130,6 +130,8 @@ class _Thread(Machine):
             return super().call(n, env)
         if op.name in ("load.cached", "store.cached"):
             return super().call(n, env)
+        if self.selecting and self.group_query(op) is None:
+            raise Unsupported(f"{op.spelling} under an if that depends on a value")
         arg = {k: v for k, v in op.operands.items()}
         width = op.group.width if op.group is not None and op.group.width else 32
         if op.name in _ATOMICS:
@@ -632,12 +634,19 @@ def normal(v, memo: dict | None = None):
         return v
     if v.h in memo:
         return memo[v.h]
+    if v.op == "select":
+        as_fold = _select_fold(v)
+        if as_fold is not None:
+            out = memo[v.h] = normal(as_fold, memo)
+            return out
     fam = _family(v)
     if fam is not None:
         parts: list = []
         stack = [v]
         while stack:
             x = stack.pop()
+            if isinstance(x, Term) and x.op == "select":
+                x = _select_fold(x) or x
             if isinstance(x, Term) and _family(x) == fam:
                 stack.extend(reversed(_operands(x)))
             else:
@@ -651,6 +660,26 @@ def normal(v, memo: dict | None = None):
         out = Term(v.op, *[normal(a, memo) for a in v.args])
     memo[v.h] = out
     return out
+
+
+def _select_fold(t: Term) -> Term | None:
+    """``select(a > b, a, b)`` (the if-converted ``if (a > b) m = a;``) as ``max(a, b)``;
+    ``<``, and the operands the other way round, a min: the same up to NaNs, which
+    every comparison of this module leaves aside."""
+    cond, a, b = t.args
+    if not (isinstance(cond, Term) and cond.op == "op" and cond.args[0] in _ORDER):
+        return None
+    cmp, left, right = cond.args
+    if (left, right) == (a, b):
+        larger = cmp in (">", ">=")
+    elif (left, right) == (b, a):
+        larger = cmp in ("<", "<=")
+    else:
+        return None
+    return Term("call", "fmaxf" if larger else "fminf", a, b)
+
+
+_ORDER = (">", ">=", "<", "<=")
 
 
 def _family(t: Term) -> str | None:

@@ -181,6 +181,7 @@ class Machine:
         self.fx = Effects()
         self.steps = 0
         self.depth = 0
+        self.selecting = 0  # inside a branch of a value-dependent if (Machine.select)
         self._layouts: dict = {}
 
     # ------------------------------------------------------------------ entry points
@@ -239,6 +240,9 @@ class Machine:
         if t == "declaration":
             return self.declare(n, env)
         if t == "if_statement":
+            cond = self.expr(n.child_by_field_name("condition"), env)
+            if isinstance(cond, Term):
+                return self.select(n, cond, env)
             cond = self.concrete(n.child_by_field_name("condition"), env, "an if condition")
             branch = n.child_by_field_name("consequence" if cond else "alternative")
             if branch is not None:
@@ -252,6 +256,60 @@ class Machine:
             vals = [c for c in n.named_children if c.type != "comment"]
             raise _Return(self.expr(vals[0], env) if vals else None)
         raise Unsupported(f"a {t.replace('_', ' ')} at line {n.start_point[0] + 1}")
+
+    def select(self, n, cond: Term, env):
+        """An if whose condition depends on a value, if-converted: both branches run from
+        the same locals, and each local they leave different is ``select(cond, then,
+        else)`` afterwards (``if (x > m) m = x;`` gives ``select(x > m, x, m)``, which
+        :func:`kltrans.model.block.normal` reads as a max). Branches that store to memory,
+        return or involve other threads are :class:`Unsupported` (:attr:`selecting`)."""
+        cells = {k: c for k, c in env.items() if isinstance(c, Cell)}
+        before = {k: _copy(c.value) for k, c in cells.items()}
+        outs = []
+        self.selecting += 1
+        try:
+            for part in ("consequence", "alternative"):
+                for k, c in cells.items():
+                    c.value = _copy(before[k])
+                branch = n.child_by_field_name(part)
+                if branch is not None and branch.type == "else_clause":
+                    branch = branch.named_children[-1]
+                if branch is not None:
+                    try:
+                        self.stmt(branch, env)
+                    except _Return:
+                        raise Unsupported("a return under an if that depends on a value") \
+                            from None
+                outs.append({k: c.value for k, c in cells.items()})
+        finally:
+            self.selecting -= 1
+        for k, c in cells.items():
+            a, b = outs[0][k], outs[1][k]
+            if a is b or (type(a) is type(b) and not isinstance(a, Agg) and a == b):
+                c.value = a
+                continue
+            if a is None or b is None or not all(isinstance(v, (int, float, Term))
+                                                 for v in (a, b)):
+                raise Unsupported(f"{k} set to a value of another kind under an if that "
+                                  f"depends on a value")
+            c.value = Term("select", cond, *(Term("num", float(v)) if not isinstance(v, Term)
+                                             else v for v in (a, b)))
+
+    def pure(self, n, env):
+        """The value of expression ``n`` evaluated as a side of a select: a store, a call
+        of a collective or a value of another kind is :class:`Unsupported`."""
+        if any(x.type in ("assignment_expression", "update_expression")
+               for x in self.unit.walk(n)):
+            raise Unsupported("a ?: side that assigns, on a condition that depends on a value")
+        self.selecting += 1
+        try:
+            v = self.expr(n, env)
+        finally:
+            self.selecting -= 1
+        if not isinstance(v, (int, float, Term)):
+            raise Unsupported("a ?: side that is not a number, on a condition that depends "
+                              "on a value")
+        return v
 
     def loop(self, n, env):
         inner = dict(env)
@@ -384,6 +442,12 @@ class Machine:
                 return {"-": -a, "+": a, "!": int(not a), "~": ~a}[op]
             return a if op == "+" else Term("unop", op, a)
         if t == "conditional_expression":
+            c = self.expr(n.child_by_field_name("condition"), env)
+            if isinstance(c, Term):  # on a value: both sides, without side effects
+                sides = [self.pure(n.child_by_field_name(k), env)
+                         for k in ("consequence", "alternative")]
+                return Term("select", c, *(Term("num", float(v)) if not isinstance(v, Term)
+                                           else v for v in sides))
             c = self.concrete(n.child_by_field_name("condition"), env, "a ?: condition")
             return self.expr(n.child_by_field_name("consequence" if c else "alternative"), env)
         if t == "assignment_expression":
@@ -804,6 +868,8 @@ class MemRef(Ref):
         return vals[0] if self.width == 1 else Agg(self.view or "", vals)
 
     def set(self, v):
+        if self.m.selecting:
+            raise Unsupported("a store under an if that depends on a value")
         if self.width == 1:
             self.m.fx.stores[(self.base, self.index)] = v
             return

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import os
 
-from kltrans.model.equivalence import same_model
+from kltrans.model.equivalence import check_launches, same_model
 from kltrans.model.grid import grid_run, launch_dims, same_grid_effects
 from kltrans.model.mechanisms import mechanism_kinds
 from kltrans.syntax import parse
@@ -123,3 +123,45 @@ def test_explain_equal_up_to_the_model_and_refused_where_the_model_differs():
     assert e.to_json()["equal"] == "model" and e.to_json()["equal_note"] == e.note
     # no model equality asked: the step stays unexplained
     assert not explain(a, b, depth=2, assume=facts, model=False).exact
+
+
+_SEEDED = """// kltrans: launch rowmax grid=ceil_div(rows, 128) block=128
+__global__ void rowmax(const float* x, float* y, int numRows, int numCols)
+{
+    int r = blockIdx.x * blockDim.x + threadIdx.x;
+    if (r >= numRows) return;
+    SEED
+    y[r] = m;
+}
+"""
+
+
+def _rowmax(seed: str):
+    return parse(_SEEDED.replace("SEED", seed), "rowmax.cu")
+
+
+def test_a_max_kept_by_an_if_is_the_max_fold_whatever_its_seed():
+    binds = {"numRows": "rows", "numCols": "cols"}
+    folded = _rowmax("float m = -INFINITY;\n    for (int j = 0; j < numCols; ++j) "
+                     "m = fmaxf(m, x[r * numCols + j]);")
+    kept = _rowmax("float m = x[r * numCols];\n    for (int j = 1; j < numCols; ++j) "
+                   "{ if (x[r * numCols + j] > m) { m = x[r * numCols + j]; } }")
+    ternary = _rowmax("float m = x[r * numCols];\n    for (int j = 1; j < numCols; ++j) "
+                      "m = m < x[r * numCols + j] ? x[r * numCols + j] : m;")
+    few = {"numCols": 7}  # a thread per row: a short row keeps the block run quick
+    assert same_model(folded, kept, "rowmax", few, binds=binds)[0]
+    assert same_model(folded, ternary, "rowmax", few, binds=binds)[0]
+    # refused: the if keeps the smaller one, a min, not the max
+    smaller = _rowmax("float m = x[r * numCols];\n    for (int j = 1; j < numCols; ++j) "
+                      "{ if (x[r * numCols + j] < m) m = x[r * numCols + j]; }")
+    ok, why = same_model(folded, smaller, "rowmax", few, binds=binds)
+    assert not ok and "differ" in why
+
+
+def test_launches_written_in_workload_sizes_take_the_bound_parameters():
+    fn = _rowmax("float m = 0.0f;").kernels()[0]
+    binds = {"numRows": "rows", "numCols": "cols"}
+    for ints in check_launches(fn, 128, binds=binds):
+        assert ints["rows"] == ints["numRows"] and ints["cols"] == ints["numCols"]
+    # refused: a size no parameter is bound to stays unknown
+    assert all("rows" not in ints for ints in check_launches(fn, 128))
