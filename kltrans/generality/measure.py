@@ -24,6 +24,23 @@ def lineage_facts(workload: str) -> list[str]:
     return facts
 
 
+def step_bindings(workload: str | None, *units) -> list[str]:
+    """``binds(param, size)`` for the kernels of ``units`` (the two sides of a step), as
+    the walk assumes them for its expert: the workload passes its sizes to the kernels'
+    parameters in order, whatever the parameters are called."""
+    from kltrans.lineage.walk import binding_facts
+    from kltrans.workload.spec import load_workload
+
+    if not workload:
+        return []
+    wl = load_workload(workload)
+    out: list[str] = []
+    for u in units:
+        for fn in u.kernels():
+            out += [f for f in binding_facts(wl, fn) if f not in out]
+    return out
+
+
 def _read(path: str) -> bytes:
     with open(path, "rb") as f:
         return f.read()
@@ -45,8 +62,9 @@ def explain_task(item: dict) -> dict:
     total = len(diff_units(ua, ub).actions)
     out = {"lineage": item["lineage"], "a": a["variant"], "b": b["variant"],
            "step": b.get("step", ""), "actions": total}
+    facts = list(item["facts"]) + step_bindings(item.get("workload"), ua, ub)
     try:
-        e = explain(ua, ub, depth=int(item.get("depth", 2)), assume=tuple(item["facts"]),
+        e = explain(ua, ub, depth=int(item.get("depth", 2)), assume=tuple(facts),
                     arch=item.get("arch"), a_path=a["path"], b_path=b["path"],
                     time_limit=item.get("time_limit"),
                     canonical=bool(item.get("canonicalize")))

@@ -129,12 +129,13 @@ def walk_order() -> list[str]:
 
 
 def simplify_passes() -> list:
-    """Every registered simplify pass (a default-configured instance), in walk order."""
+    """Every registered simplify pass a walk takes (``Pass.walked``; a default-configured
+    instance), in walk order."""
     from kltrans.passes.registry import get_pass, names
 
     order = walk_order()
     rank = {n: i for i, n in enumerate(order)}
-    out = [get_pass(n)() for n in names(kind="simplify")]
+    out = [get_pass(n)() for n in names(kind="simplify") if get_pass(n).walked]
     out.sort(key=lambda p: (rank.get(p.name, len(rank)), p.name))
     return out
 
@@ -338,7 +339,7 @@ def _same_model(back, before, ctx) -> tuple[bool, str]:
     sizes kept."""
     from kltrans.model.equivalence import same_model
 
-    return same_model(back, before, ctx.kernel, ctx.sizes)
+    return same_model(back, before, ctx.kernel, ctx.sizes, binds=ctx.bindings)
 
 
 def _gate_item(src: bytes, name: str, opts: WalkOptions, wl, kernel: str, ne, sizes,

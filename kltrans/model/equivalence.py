@@ -42,19 +42,31 @@ if TYPE_CHECKING:  # pragma: no cover
 GRID_SIZES = (37, 70)
 
 
-def check_launches(fn, size: int | None, fixed: dict | None = None, count: int = 2
-                   ) -> list[dict]:
-    """``count`` launches of ``fn`` for a block of ``size`` threads, ``fixed`` values kept."""
+def check_launches(fn, size: int | None, fixed: dict | None = None, count: int = 2,
+                   binds: dict | None = None) -> list[dict]:
+    """``count`` launches of ``fn`` for a block of ``size`` threads, ``fixed`` values kept;
+    ``binds`` (``{parameter: size}``): each size the launch contract names takes its
+    parameter's value."""
     out = draws(fn, size, seed=0, count=count)
     for ints in out:
         ints.update(fixed or {})
+        _bind(ints, binds)
     return out
 
 
-def _small(launches: list[dict], fixed: dict) -> list[dict]:
+def _bind(ints: dict, binds: dict | None) -> dict:
+    for param, size in (binds or {}).items():
+        if param in ints and size not in ints:
+            ints[size] = ints[param]
+    return ints
+
+
+def _small(launches: list[dict], fixed: dict, binds: dict | None = None) -> list[dict]:
     out = []
+    sizes = set((binds or {}).values())
     for ints, v in zip(launches, GRID_SIZES * len(launches)):
-        out.append({k: (x if "." in k or k in fixed else v) for k, x in ints.items()})
+        out.append(_bind({k: (x if "." in k or k in fixed else v) for k, x in ints.items()
+                          if k not in sizes}, binds))
     return out
 
 
@@ -65,21 +77,25 @@ _MAX_ANSWERS = 4096
 
 
 def same_model(a: "Unit", b: "Unit", kernel: str, fixed: dict | None = None,
-               mechanisms: bool = False, same_kinds: bool = True) -> tuple[bool, str]:
+               mechanisms: bool = False, same_kinds: bool = True,
+               binds: dict | None = None) -> tuple[bool, str]:
     """Whether ``kernel`` of ``a`` and of ``b`` is one program as the model reads it (see
     the module doc), with why (not). ``same_kinds=False``: the block run alone decides,
-    whatever the kinds of collective (:func:`kltrans.model.block.same_effects`). Answers
-    are remembered per process by both sources and the question."""
+    whatever the kinds of collective (:func:`kltrans.model.block.same_effects`).
+    ``binds`` (``{parameter: size}``, the ``binds`` facts): the workload size a parameter
+    carries, for launch contracts written in the sizes (``grid=ceil_div(rows, 256)`` of a
+    kernel that reads ``numRows``). Answers are remembered per process by both sources
+    and the question."""
     key = (bytes(a.source), bytes(b.source), kernel, tuple(sorted((fixed or {}).items())),
-           mechanisms, same_kinds)
+           mechanisms, same_kinds, tuple(sorted((binds or {}).items())))
     if key not in _ANSWERS:
         if len(_ANSWERS) >= _MAX_ANSWERS:
             _ANSWERS.clear()
-        _ANSWERS[key] = _same_model(a, b, kernel, fixed, mechanisms, same_kinds)
+        _ANSWERS[key] = _same_model(a, b, kernel, fixed, mechanisms, same_kinds, binds)
     return _ANSWERS[key]
 
 
-def _same_model(a, b, kernel, fixed, mechanisms, same_kinds) -> tuple[bool, str]:
+def _same_model(a, b, kernel, fixed, mechanisms, same_kinds, binds) -> tuple[bool, str]:
     fixed = fixed or {}
     if not same_launch(a, b)[0]:
         return False, "the launches differ"
@@ -93,7 +109,7 @@ def _same_model(a, b, kernel, fixed, mechanisms, same_kinds) -> tuple[bool, str]
         return False, f"no kernel {kernel}"
     c = contracts(b).get(kernel)
     size = block_dim(c).value if c is not None else None
-    launches = check_launches(fn, size if isinstance(size, int) else None, fixed)
+    launches = check_launches(fn, size if isinstance(size, int) else None, fixed, binds=binds)
     why = "no block size"
     if isinstance(size, int):
         ok, why = same_effects(a, b, kernel, launches, size, same_kinds)
@@ -103,7 +119,7 @@ def _same_model(a, b, kernel, fixed, mechanisms, same_kinds) -> tuple[bool, str]
              for u in (a, b)]
     if kinds[0] != kinds[1]:
         return False, why
-    return same_grid_effects(a, b, kernel, _small(launches, fixed))
+    return same_grid_effects(a, b, kernel, _small(launches, fixed, binds))
 
 
 __all__ = ["GRID_SIZES", "check_launches", "same_model"]

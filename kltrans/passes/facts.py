@@ -107,6 +107,13 @@ class Context:
         sizes = {f.args[0]: int(f.args[1]) for f in facts if f.name == "eq" and len(f.args) == 2}
         return cls(arch=arch, assumptions=facts, force=force, kernel=kernel, sizes=sizes)
 
+    @property
+    def bindings(self) -> dict[str, str]:
+        """``{parameter: size}`` of the ``binds(p,size)`` facts: the workload size each
+        kernel parameter of another name carries (launch contracts name the sizes)."""
+        return {f.args[0]: f.args[1] for f in self.assumptions
+                if f.name == "binds" and len(f.args) == 2}
+
     def assumed(self, name: str, *args: str) -> bool:
         for f in self.assumptions:
             if f.name != name:
