@@ -26,9 +26,8 @@ from dataclasses import dataclass
 
 from kltrans.analysis.verdict import Verdict
 from kltrans.match import Rule
-from kltrans.model.grid import same_grid_effects
+from kltrans.model.grid import same_grid_results
 from kltrans.model.launch import block_dim, grid_dim
-from kltrans.model.effects import Unsupported
 from kltrans.model.geometry import role_of
 from kltrans.model.rows import GLOBAL_INDEX, shared_rows, thread_rows
 from kltrans.passes import Choice, Pass, Precondition, option
@@ -289,10 +288,9 @@ def _compare(site, edits, grid: str, items: str, bound: str, what: str) -> Verdi
         ints = {p.name: other for p in fn.params if p.name and not p.pointer}
         ints.update({bound: rows, items: rows})
         launches.append(ints)
-    try:
-        ok, why = same_grid_effects(unit, new, fn.name, launches)
-    except (Unsupported, RecursionError) as e:
-        return Verdict.unknown(f"the grid machine cannot run it: {e}")
+    ok, why = same_grid_results(unit, new, fn.name, launches)
+    if ok is None:
+        return Verdict.unknown(why)
     if not ok:
         return Verdict.no(f"{what} does not do the same: {why}")
     return Verdict.yes(f"{what}: {why}")
@@ -380,6 +378,8 @@ class UnshareRow(Pass):
 
 
 # ==================================================================== share-row
+#: the value a group's fold starts from, where a thread's started from the row's first element
+_IDENTITY = {"sum": "0", "max": "-INFINITY", "min": "INFINITY"}
 _FOLD = {"sum": "{v} += {x};", "max": "{v} = fmaxf({v}, {x});", "min": "{v} = fminf({v}, {x});"}
 _TEMPLATE = """\
 for (int {{ o }} = 16; {{ o }} > 0; {{ o }} >>= 1)
@@ -410,8 +410,11 @@ def share_edits(site, group: str, names: dict) -> list[Edit]:
     rank = "(threadIdx.x & 31)" if group == "warp" else "threadIdx.x"
     size = "32" if group == "warp" else "blockDim.x"
     types = set()
-    for lf, reds in got.loops:
+    for i, (lf, reds) in enumerate(got.loops):
         lp = lf.loop
+        seeds = got.seeds[i] if i < len(got.seeds) else ()
+        for seed, (v, kind, _) in zip(seeds, reds):  # a fold seeded with its first element
+            edits.append(Edit(seed.start_byte, seed.end_byte, _IDENTITY[kind]))
         edits.append(Edit(lp.init_node.start_byte, lp.init_node.end_byte, rank))
         if lp.step_node is not None:
             edits.append(Edit(lp.step_node.start_byte, lp.step_node.end_byte, size))

@@ -101,6 +101,47 @@ __global__ void k(const float* x, float* y, int rows, int cols) {
     assert "is not a fold" in thread_rows(unit, fn)
 
 
+def test_a_fold_seeded_with_the_first_element_and_kept_by_an_if():
+    unit, fn = _kernel("""// kltrans: launch k grid=ceil_div(rows, 128) block=128
+__global__ void k(const float* x, float* y, int rows, int cols) {
+    int r = blockIdx.x * blockDim.x + threadIdx.x;
+    if (r < rows) {
+        float m = x[r * cols];
+        for (int c = 1; c < cols; ++c) { if (x[r * cols + c] > m) { m = x[r * cols + c]; } }
+        float lo = x[r * cols];
+        for (int c = 1; c < cols; c++) lo = (x[r * cols + c] < lo) ? x[r * cols + c] : lo;
+        y[r] = m - lo;
+    }
+}
+""")
+    got = thread_rows(unit, fn)
+    assert [f for _, f in got.loops] == [(("m", "max", "float"),), (("lo", "min", "float"),)]
+    assert [[unit.text(v) for v in s] for s in got.seeds] == [["x[r * cols]"], ["x[r * cols]"]]
+    # ok: a seed set again between its declaration and the loop is not the first element
+    unit, fn = _kernel("""// kltrans: launch k grid=ceil_div(rows, 128) block=128
+__global__ void k(const float* x, float* y, int rows, int cols) {
+    int r = blockIdx.x * blockDim.x + threadIdx.x;
+    if (r >= rows) return;
+    float m = x[r * cols];
+    m = 0.0f;
+    for (int c = 1; c < cols; ++c) m = fmaxf(m, x[r * cols + c]);
+    y[r] = m;
+}
+""")
+    assert "m is set again before it" in thread_rows(unit, fn)
+    # ok: an if with an else is no fold
+    unit, fn = _kernel("""// kltrans: launch k grid=ceil_div(rows, 128) block=128
+__global__ void k(const float* x, float* y, int rows, int cols) {
+    int r = blockIdx.x * blockDim.x + threadIdx.x;
+    if (r >= rows) return;
+    float m = 0.0f;
+    for (int c = 0; c < cols; ++c) { if (x[r * cols + c] > m) m = x[r * cols + c]; else m = 0.0f; }
+    y[r] = m;
+}
+""")
+    assert "is not a fold" in thread_rows(unit, fn)
+
+
 def test_the_grid_machine_keeps_every_blocks_stores_and_lets_a_thread_return():
     """Each of 3 blocks stores its row's sum after a barrier; threads past the 40 that
     have work return before it. Before the fix only the last block's store was kept, and

@@ -31,7 +31,10 @@ module misreads.
 
 :func:`thread_rows` reads the other side: a kernel whose global thread index is the row,
 with loops from 0 by 1 whose scalar updates are folds (``s += e``, ``m = fmaxf(m, e)``,
-``fminf``, ``max``, ``min``) — what a group could share.
+``fminf``, ``max``, ``min``, ``if (e > m) m = e;``, ``m = e > m ? e : m``) — what a group
+could share. A loop may start at a later constant when every local it folds is declared
+before it with a value (``m = x[0]; for (j = 1; ...)``, the fold seeded with its first
+element): the *seeds*, which a group must give the fold's identity instead.
 
 Not read: a group whose loops mix warp and block strides (x staged in shared memory by
 the block and rows by warps), shared memory read inside a strided loop (a staged copy or
@@ -276,7 +279,7 @@ def _read(unit, fn) -> "RowShare | str":
     guard = _guard(unit, fn, item) if item else None
     folds = _folds(unit, fn, holders)
     inside = [f.call for f in folds]
-    exchanges, uses, why = _exchanges(unit, fn, shared, holders, inside)
+    exchanges, uses, why = _exchanges(unit, fn, shared, holders, inside, guard)
     if why:
         return why
     if not folds and not any(x.values or any(_shuffles(unit, t) for t in x.stmts)
@@ -367,7 +370,7 @@ def _syncs(unit, s, holders, skip) -> bool:
     return False
 
 
-def _exchanges(unit, fn, shared, holders, folds):
+def _exchanges(unit, fn, shared, holders, folds, guard=None):
     lambdas = [n for n in unit.walk(fn.body) if n.type == "lambda_expression"]
     lists = [fn.body] + [n for n in unit.walk(fn.body)
                          if n.type == "compound_statement" and n.id != fn.body.id and
@@ -379,7 +382,9 @@ def _exchanges(unit, fn, shared, holders, folds):
         for i, s in enumerate(stmts + [None]):
             loop = s is not None and s.type in ("for_statement", "while_statement",
                                                 "do_statement")
-            member = s is not None and not loop and (
+            # the guard's block (`if (row < n) { ... }`) holds the kernel: its statements
+            # are a list of their own, the guard no exchange
+            member = s is not None and not loop and (guard is None or s.id != guard.id) and (
                 _syncs(unit, s, holders, folds) or bool(_stored(unit, s, shared)) or
                 _copy(unit, s, shared) is not None)
             if loop and (_syncs(unit, s, holders, folds) or run and (
@@ -463,10 +468,13 @@ _FOLD_OPS = {"+=": "sum", "fmaxf": "max", "fmax": "max", "max": "max", "fminf": 
 class ThreadRows:
     """A kernel that gives each row to one thread: ``item`` the init declarator of the
     row (the global thread index); ``loops`` ``(LoopFact, ((local, op, type), ...))`` for
-    each top-level loop from 0 by 1, with the scalars it folds."""
+    each top-level loop from a constant by 1, with the scalars it folds; ``seeds`` the
+    value node of each folded local's declaration, for each loop that starts after 0 (the
+    fold's first element), in the order of ``loops`` (``()`` for a loop from 0)."""
 
     item: "Node"
     loops: tuple
+    seeds: tuple = ()
 
 
 def thread_rows(unit: "Unit", fn: "Function") -> "ThreadRows | str":
@@ -480,22 +488,63 @@ def thread_rows(unit: "Unit", fn: "Function") -> "ThreadRows | str":
                  if _text(unit, d.child_by_field_name("declarator")) == item), None)
     if decl is None or decl.parent.parent.id != fn.body.id:
         return f"{item} is not declared at the top of {fn.name}"
-    out = []
+    out, seeds = [], []
     for lf in loops(unit, fn):
         lp = lf.loop
         if lp.depth != 0:
             continue
+        start = lp.init.value() if lp.init is not None and lp.init.is_const() else None
         if lf.kind != "counted" or lp.init_node is None or lp.step is None or \
-                _text(unit, lp.init_node).strip() != "0" or not lp.step.is_const() or \
+                not isinstance(start, int) or start < 0 or not lp.step.is_const() or \
                 lp.step.value() != 1:
-            return f"the loop at line {lf.line} is not a row loop from 0 by 1"
+            return f"the loop at line {lf.line} is not a row loop from a constant by 1"
         folds = _loop_folds(unit, fn, lp)
         if isinstance(folds, str):
             return f"{folds} in the loop at line {lf.line} is not a fold"
+        seed = () if start == 0 else _seeds(unit, fn, lp, [v for v, _, _ in folds])
+        if isinstance(seed, str):
+            return f"the loop at line {lf.line} starts at {start}, but {seed}"
         out.append((lf, folds))
+        seeds.append(seed)
     if not out:
         return "no row loop"
-    return ThreadRows(decl, tuple(out))
+    return ThreadRows(decl, tuple(out), tuple(seeds))
+
+
+def _seeds(unit, fn, lp, names):
+    """The value node of the declaration of each of ``names`` before loop ``lp`` in its
+    statement list, which nothing between them assigns; or why not."""
+    if not names:
+        return "it folds nothing"
+    block = lp.node.parent
+    before = []
+    for st in block.named_children:
+        if st.id == lp.node.id:
+            break
+        before.append(st)
+    out = []
+    for name in names:
+        at = next((i for i in range(len(before) - 1, -1, -1) if before[i].type == "declaration"
+                   and any(_text(unit, d.child_by_field_name("declarator")) == name
+                           for d in before[i].named_children if d.type == "init_declarator")),
+                  None)
+        if at is None:
+            return f"{name} is not declared with a value just before it"
+        decl = next(d for d in before[at].named_children if d.type == "init_declarator" and
+                    _text(unit, d.child_by_field_name("declarator")) == name)
+        for st in before[at + 1:]:
+            if any(_assigned(unit, n) == name for n in unit.walk(st)):
+                return f"{name} is set again before it"
+        out.append(decl.child_by_field_name("value"))
+    return tuple(out)
+
+
+def _assigned(unit, n) -> "str | None":
+    if n.type == "assignment_expression":
+        return _text(unit, strip_parens(n.child_by_field_name("left")))
+    if n.type == "update_expression":
+        return _text(unit, strip_parens(n.child_by_field_name("argument")))
+    return None
 
 
 def _loop_folds(unit, fn, lp):
@@ -516,10 +565,65 @@ def _loop_folds(unit, fn, lp):
             else None
         kind = _FOLD_OPS.get(op) if op == "+=" else _FOLD_OPS.get(_text(unit, callee)) if (
             op == "=" and callee is not None) else None
+        if kind is None and op == "=":
+            kind = _selected(unit, st, left, right)
         if kind is None:
             return f"`{_text(unit, st)}`"
         out.append((_text(unit, left), kind, _type_of(unit, fn, _text(unit, left))))
     return tuple(out)
+
+
+def _selected(unit, st, left, right) -> "str | None":
+    """``max``/``min`` when assignment ``st`` (``L = R``) keeps the larger or smaller of
+    ``L`` and a value by a comparison: ``if (e > L) L = e;`` (the if's only statement, no
+    else) or ``L = e > L ? e : L``; else None."""
+    if right.type == "conditional_expression":
+        cond = strip_parens(right.child_by_field_name("condition"))
+        picks = [strip_parens(right.child_by_field_name(k))
+                 for k in ("consequence", "alternative")]
+        if _same(unit, picks[1], left):
+            return _compared(unit, cond, picks[0], left)
+        if _same(unit, picks[0], left):
+            kind = _compared(unit, cond, picks[1], left)
+            return {"max": "min", "min": "max"}.get(kind)
+        return None
+    stmt = st.parent
+    body = stmt.parent if stmt is not None else None
+    if body is not None and body.type == "compound_statement":
+        if len([c for c in body.named_children if c.type != "comment"]) != 1:
+            return None
+        body = body.parent
+    if stmt is None or stmt.type != "expression_statement" or body is None or \
+            body.type != "if_statement" or body.child_by_field_name("alternative") is not None:
+        return None
+    cond = body.child_by_field_name("condition")
+    if cond is not None and cond.type == "condition_clause":  # `if (c)`: the clause holds c
+        inner = [c for c in cond.named_children if c.type != "comment"]
+        cond = inner[0] if len(inner) == 1 else None
+    return _compared(unit, strip_parens(cond), right, left) if cond is not None else None
+
+
+_GREATER = {">": True, ">=": True, "<": False, "<=": False}
+
+
+def _compared(unit, cond, e, acc) -> "str | None":
+    """``max`` when ``cond`` says ``e`` is above ``acc`` (``e > acc``, ``acc < e``),
+    ``min`` when below; else None."""
+    if cond.type != "binary_expression":
+        return None
+    op = _text(unit, cond.child_by_field_name("operator"))
+    a, b = (strip_parens(cond.child_by_field_name(k)) for k in ("left", "right"))
+    if op not in _GREATER:
+        return None
+    if _same(unit, a, e) and _same(unit, b, acc):
+        return "max" if _GREATER[op] else "min"
+    if _same(unit, a, acc) and _same(unit, b, e):
+        return "min" if _GREATER[op] else "max"
+    return None
+
+
+def _same(unit, a, b) -> bool:
+    return "".join(_text(unit, a).split()) == "".join(_text(unit, b).split())
 
 
 def _type_of(unit, fn, name) -> str:
