@@ -8,6 +8,8 @@ imported only when the pass is used. It is published through the entry point
 CATALOGUE = {
     "scalarize-vectors": "passes.vector_views:ScalarizeVectors",
     "share-row": "passes.share_row:ShareRow",
+    "grow-block": "passes.block_size:GrowBlock",
+    "shrink-block": "passes.block_size:ShrinkBlock",
     "tree-order": "passes.tree_order:TreeOrder",
     "interleave-tree": "passes.tree_order:InterleaveTree",
     "unroll-last-warp": "passes.last_warp:UnrollLastWarp",

@@ -86,6 +86,10 @@ class Pass:
     templates: ClassVar[dict[str, str]] = {}
     template_vars: ClassVar[tuple[str, ...]] = ()
     scope: ClassVar[str] = "kernel"  # sites in: "kernel" (__global__), "device" (device code), "any"
+    # whether a lineage walk takes this simplification: False for one that changes a
+    # tuning choice and no mechanism (a block size), which almost every kernel admits and
+    # which would end every walk; pipelines and diff --explain still use it
+    walked: ClassVar[bool] = True
     _compiled_templates: ClassVar[dict] = {}
 
     def __init_subclass__(cls, **kw):
