@@ -472,6 +472,8 @@ def explain(a_src, b_src, depth: int = 2, assume: tuple = (), arch: str | None =
     if not found and model:
         found, note = _same_model(a, b, fwd, bwd, ctx, kernel, deadline)
         equal = "model"
+    if not found and model:
+        found, note = _mixed_model(a, b, fwd, bwd, ctx, kernel, deadline, run_pass)
     # a chain of simplifications alone may take the whole depth (an expert step that adds
     # two mechanisms, each peeled by its own simplify pass): when nothing above meets, B is
     # peeled further by backward moves alone, and only A itself (its tokens, its machine
@@ -627,7 +629,8 @@ def _same_model(a, b, fwd, bwd, ctx, kernel, deadline
     # would "meet" the other, so the model explains nothing here
     names = [f.name for f in b.kernels()]
     name = kernel if kernel in names else names[0] if len(names) == 1 else None
-    if name is not None and same_model(a, b, name, ctx.sizes, mechanisms=True)[0]:
+    if name is not None and same_model(a, b, name, ctx.sizes, mechanisms=True,
+                                          binds=ctx.bindings)[0]:
         return [], None
 
     for states, goal, forward in ((fwd, b, True), (bwd, a, False)):
@@ -645,11 +648,83 @@ def _same_model(a, b, fwd, bwd, ctx, kernel, deadline
         for _, _, st in scored[:MODEL_CANDIDATES]:
             if deadline is not None and time.perf_counter() > deadline:
                 return [], None
-            ok, why = same_model(st.unit, goal, name, ctx.sizes, mechanisms=True)
+            ok, why = same_model(st.unit, goal, name, ctx.sizes, mechanisms=True,
+                                 binds=ctx.bindings)
             if ok:
                 steps = [mv.step() for mv, _ in st.chain]
                 return ([(steps, [], "forward")] if forward else [([], steps, "inverse")]), why
     return [], None
+
+
+MIXED_CANDIDATES = 6  # (forward, backward) pairs of states run on the kernel model
+
+
+def _mixed_model(a, b, fwd, bwd, ctx, kernel, deadline, run_pass
+                 ) -> tuple[list[tuple[list[Step], list[Step], str]], str | None]:
+    """A forward state and a backward state that are one program as the kernel model reads
+    it (the closest few pairs with the same kinds of mechanism, by their tokens): the
+    forward chain, then the backward chain turned around on the forward state (each
+    move's ``inverse_for`` its site), must give a unit that is B's program as the model
+    reads it. Two human-written versions that each peel back to one simpler kernel in
+    their own spelling (a warp per row and a block per row, both back to a thread per
+    row) are explained so, where tokens never meet."""
+    from collections import Counter
+
+    from kltrans.model.equivalence import same_model
+    from kltrans.model.mechanisms import mechanism_kinds
+
+    names = [f.name for f in b.kernels()]
+    name = kernel if kernel in names else names[0] if len(names) == 1 else None
+    if name is None or same_model(a, b, name, ctx.sizes, mechanisms=True,
+                                  binds=ctx.bindings)[0]:
+        return [], None
+    fs = [st for st in fwd.values() if st.chain]
+    bs = [st for st in bwd.values() if st.chain]
+    bags = {id(st): Counter((n.type, n.label) for n in _leaves(st.unit)) for st in fs + bs}
+    kinds = {id(st): mechanism_kinds(st.unit) for st in fs + bs}
+    pairs = []
+    for f in fs:
+        for k in bs:
+            if kinds[id(f)] != kinds[id(k)]:
+                continue
+            bf, bk = bags[id(f)], bags[id(k)]
+            common = sum((bf & bk).values())
+            pairs.append((-2 * common / max(1, sum(bf.values()) + sum(bk.values())),
+                          len(f.chain) + len(k.chain), f, k))
+    pairs.sort(key=lambda x: x[:2])
+    for _, _, f, k in pairs[:MIXED_CANDIDATES]:
+        if deadline is not None and time.perf_counter() > deadline:
+            break
+        if not same_model(f.unit, k.unit, name, ctx.sizes, mechanisms=True,
+                          binds=ctx.bindings)[0]:
+            continue
+        cur, tail = f.unit, []
+        for mv, _ in reversed(k.chain):
+            got = _apply_inverse(mv, cur, ctx, run_pass)
+            if got is None:
+                break
+            step, cur = got
+            tail.append(step)
+        else:
+            ok, why = same_model(cur, b, name, ctx.sizes, mechanisms=True, binds=ctx.bindings)
+            if ok:
+                return [([mv.step() for mv, _ in f.chain] + tail,
+                         [mv.step() for mv, _ in k.chain], "mixed")], why
+    return [], None
+
+
+def _apply_inverse(move: _Move, unit: "Unit", ctx, run_pass) -> tuple | None:
+    """The move's pass's ``inverse_for`` its site, run on ``unit`` (every site): the step
+    and its result, or None when it does not apply."""
+    try:
+        inv = move.pass_.inverse_for(move.site_obj, ctx)
+        out, rep = run_pass(unit, inv, ctx)
+    except Exception:
+        return None
+    if not rep.applied:
+        return None
+    s = next(r for r in rep.sites if r.status == "applied")
+    return Step(inv.spec(), None, s.line, s.column, s.function), out
 
 
 def _groups(steps: list[Step]) -> int:
