@@ -304,3 +304,21 @@ def test_a_vector_step_whose_leftovers_go_to_the_first_block_is_explained_by_unc
     got = explain(a, b, passes=["unchunk-loop", "chunk-loop", "drop-stream-hints"])
     assert got.exact and got.direction == "inverse", got
     assert [s.spec.split("{")[0] for s in got.inverse_steps] == ["unchunk-loop"]
+
+
+def test_a_warp_per_row_to_a_block_per_row_meets_in_the_middle_by_the_model():
+    """softmax-cg v1 -> v2 (a cooperative-groups tile per row, then a block per row with
+    per-warp slots): no pass turns one into the other, but unshare-row on v1 and
+    unshare-row on v2 reach one program (the thread per row); the explanation is v1's
+    chain, then the inverse of v2's (share-row{group=block}) applied to its result, which
+    must do what v2 does as the model reads it (mixed)."""
+    from kltrans.generality.measure import lineage_facts, step_bindings
+
+    d = os.path.join(ROOT, "corpus", "wild", "softmax-cg")
+    a, b = (open(os.path.join(d, v)).read() for v in ("v1_warp_tile.cu", "v2_block_row.cu"))
+    wl = os.path.join(d, "workload.yaml")
+    facts = lineage_facts(wl) + step_bindings(wl, parse(a), parse(b))
+    e = explain(a, b, depth=2, assume=tuple(facts))
+    assert e.exact and e.direction == "mixed" and e.equal == "model"
+    assert [s.spec for s in e.steps] == ["unshare-row", "share-row{group=block}"]
+    assert [s.spec for s in e.inverse_steps] == ["unshare-row"]  # found on v2
