@@ -24,7 +24,7 @@ from kltrans.model.launch import block_dim, grid_dim
 from kltrans.passes import IntRange, Pass, Precondition, option
 from kltrans.passes.manager import SkipSite
 from kltrans.passes.rewrite import contract_of, header_expr
-from kltrans.syntax.contract import ContractError, evaluate, format_contract
+from kltrans.syntax.contract import ContractError, contracts, evaluate, format_contract
 from kltrans.syntax.edits import apply_edits
 from kltrans.syntax import Edit
 
@@ -53,10 +53,15 @@ def resized(site, threads: int):
             g.covering_text not in g.text:
         return None, f"the grid {g.text} is not read as covering a count (ceil_div(n, per block))"
     per = g.per_block.value
-    if not isinstance(per, int) or per <= 0 or b.value % per or threads % (b.value // per):
-        return None, (f"the grid's {g.per_block.text} items per block are not the block "
-                      f"{b.text} divided by a count that divides {threads}")
-    new_per = threads // (b.value // per)
+    if isinstance(per, int) and per > 0 and per % b.value == 0:
+        new_per = threads * (per // b.value)  # several items per thread
+    elif isinstance(per, int) and per > 0 and b.value % per == 0 and \
+            threads % (b.value // per) == 0:
+        new_per = threads // (b.value // per)  # several threads per item (a warp per row)
+    else:
+        return None, (f"the grid's {g.per_block.text} items per block are neither a multiple "
+                      f"of the block {b.text} nor the block divided by a count that divides "
+                      f"{threads}")
     fn = "CEIL_DIV" if "CEIL_DIV(" in g.covering_text else "ceil_div"
     grid = g.text.replace(g.covering_text, f"{fn}({g.count}, {new_per})", 1)
     return c.with_(grid=(header_expr(grid),) + tuple(c.grid[1:]), block=(str(threads),)), ""
@@ -88,8 +93,9 @@ def _bounds(site, ctx, p) -> Verdict:
     bounds = site.function.launch_bounds
     if not bounds:
         return Verdict.yes("no __launch_bounds__")
+    c, _ = contract_of(site)
     try:
-        most = evaluate(bounds[0], {})
+        most = evaluate(bounds[0], dict(c.constants) if c is not None else {})
     except ContractError:
         return Verdict.unknown(f"__launch_bounds__({bounds[0]}) has no constant value")
     if most < p.threads:
@@ -134,9 +140,21 @@ class _Resize(Pass):
     abstract = True
     grows = True
 
+    @classmethod
+    def goal_options(cls, goal):
+        """The goal's block sizes: a search needs no other (each try runs the grid machine)."""
+        try:
+            found = contracts(goal)
+        except Exception:
+            return []
+        sizes = {block_dim(c).value for c in found.values()}
+        return [{"threads": v} for v in sorted(x for x in sizes if isinstance(x, int))
+                if SIZES.contains(v)]
+
     def rewrite(self, site, ctx):
-        if resized(site, self.threads)[0] is None:
-            raise SkipSite(resized(site, self.threads)[1])
+        new, why = resized(site, self.threads)
+        if new is None:
+            raise SkipSite(why)
         return []  # the header alone changes (update_contract)
 
     def update_contract(self, contract, site, ctx):

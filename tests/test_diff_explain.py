@@ -322,3 +322,14 @@ def test_a_warp_per_row_to_a_block_per_row_meets_in_the_middle_by_the_model():
     assert e.exact and e.direction == "mixed" and e.equal == "model"
     assert [s.spec for s in e.steps] == ["unshare-row", "share-row{group=block}"]
     assert [s.spec for s in e.inverse_steps] == ["unshare-row"]  # found on v2
+
+
+def test_a_search_tries_the_block_sizes_of_its_goal_alone():
+    from kltrans.passes.registry import get_pass
+
+    d = os.path.join(ROOT, "corpus", "wild", "softmax-cg")
+    goal = parse(open(os.path.join(d, "v1_warp_tile.cu")).read())  # block=kThreadsPerBlock
+    assert get_pass("grow-block").goal_options(goal) == [{"threads": 256}]
+    assert get_pass("shrink-block").goal_options(goal) == [{"threads": 256}]
+    # ok: a pass whose options the goal does not say tries its domain's values
+    assert get_pass("unroll").goal_options(goal) is None

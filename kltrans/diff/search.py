@@ -19,7 +19,9 @@ tried:
 - at all of its sites (what ``kltrans opt -p PASS`` does) and at each site alone
   (``--site N``);
 - with default options; then, when a level finds nothing, with each option set in turn to
-  each value of its declared domain (``Domain.values()``) at the moves from A and from B.
+  each value of its declared domain (``Domain.values()``) at the moves from A and from B;
+  a pass whose ``goal_options`` reads its values off the goal (a block size) tries those
+  alone, at every level.
 
 When no sequence of at most ``depth`` passes gives B, the explanation is the forward
 chain that comes closest, and the residual diff (hunks no pass explains).
@@ -246,9 +248,16 @@ class _Search:
             near = [s for s in sites if self._touches(unit, s.node, ranges)]
             if not near:
                 continue
-            configs = [base]
-            if variants:
-                configs += _variants(cls, base)
+            wanted = cls.goal_options(goal)
+            if wanted is not None:  # the goal says which values: those alone
+                configs = []
+                for o in wanted:
+                    try:
+                        configs.append(cls(**o))
+                    except Exception:
+                        continue
+            else:
+                configs = [base] + (_variants(cls, base) if variants else [])
             for p in configs:
                 yield from self._apply(unit, p, sites, near, run_pass)
 

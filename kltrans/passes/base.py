@@ -171,6 +171,13 @@ class Pass:
         """The launch contract after this rewrite (default: unchanged)."""
         return contract
 
+    @classmethod
+    def goal_options(cls, goal: "Unit") -> "list[dict] | None":
+        """The option values a search toward ``goal`` (``diff --explain``) tries, where the
+        goal itself says them (a block size: the goal's), or None: the default and the
+        domains' values. A pass whose every try is costly says so to spare the search."""
+        return None
+
     def inverse_pass(self) -> "Pass":
         """The paired pass, with the options that undo this one (default: its defaults)."""
         from kltrans.passes.registry import get_pass
