@@ -1018,13 +1018,16 @@ def _param_name(unit, p) -> str | None:
 
 # ----------------------------------------------------------------- thread-level facts
 def draws(fn: "Function", block: int | None, seed: int, count: int = 3) -> list[dict[str, int]]:
-    """``count`` concrete launches for ``fn``: every integer parameter a size (a few
-    hundred to a few thousand, each draw with another remainder modulo 16), a block of
-    ``block`` threads (256 when unknown), a few blocks, one thread of one block."""
+    """``count`` concrete launches for ``fn``: every integer parameter a size (one to four
+    times the block, and at least 256 to 1,024, each draw with another remainder modulo
+    16), a block of ``block`` threads (256 when unknown), a few blocks, one thread of one
+    block. A size spans the block a few times, so strided loops take several turns and a
+    partial turn; larger sizes add no case and cost the machine a loop turn per element."""
     import random
 
     rnd = random.Random(seed)
     b = block or 256
+    unit = max(b, 256) // 16
     out = []
     for k in range(count):
         ints: dict[str, int] = {}
@@ -1032,7 +1035,7 @@ def draws(fn: "Function", block: int | None, seed: int, count: int = 3) -> list[
             if p.name and not p.pointer and _QUALIFIERS.sub("", p.base_type).strip() in (
                     "int", "unsigned", "unsigned int", "long", "size_t", "int64_t",
                     "uint32_t", "int32_t", "long long", "unsigned long long"):
-                ints[p.name] = 16 * rnd.randrange(20, 300) + (3 + 5 * k) % 16
+                ints[p.name] = 16 * rnd.randrange(unit, 4 * unit + 1) + (3 + 5 * k) % 16
         grid = rnd.randrange(2, 9)
         ints.update({"blockDim.x": b, "blockDim.y": 1, "blockDim.z": 1, "gridDim.x": grid,
                      "gridDim.y": 1, "gridDim.z": 1, "threadIdx.x": rnd.randrange(b),
