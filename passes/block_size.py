@@ -132,7 +132,7 @@ BOUNDS = Precondition("launch-bounds", "hardware", "no __launch_bounds__ below t
 SAME = Precondition("same-results", "storage",
                     "the grid covers the same work, and the grid machine finds the same stores "
                     "at both block sizes (a launch of two blocks of the larger)",
-                    lambda s, c: _same(s, c, s.pass_))
+                    lambda s, c: _same(s, c, s.pass_), needs=("block-size",))
 
 
 @dataclass(frozen=True)

@@ -149,3 +149,31 @@ def test_the_readme_counts_the_registered_pass_pairs():
                                "README.md"), encoding="utf-8").read()
     [n] = re.findall(r"(\d+) pass pairs", readme)
     assert int(n) * 2 == len(names()) and len(names("simplify")) == int(n)
+
+
+def test_a_precondition_that_needs_a_failing_one_is_not_checked():
+    """``needs``: a costly check whose premise an earlier precondition refutes is left
+    unknown ("not checked") and never run; where the premise holds it runs."""
+    from kltrans.analysis.verdict import Verdict
+    from kltrans.passes import Precondition
+    from kltrans.passes.facts import Context
+    from kltrans.syntax import parse
+
+    ran = []
+    premise = Precondition("premise", "layout", "the premise",
+                           lambda s, c: Verdict.no("no") if "bad" in s.unit.text(s.node)
+                           else Verdict.yes("yes"))
+    costly = Precondition("costly", "storage", "a model run",
+                          lambda s, c: ran.append(1) or Verdict.yes("ran"), needs=("premise",))
+    P = _define(name="demo", kind="optimize", inverse="undemo", anchor=Rule(pattern="$A / $B"),
+                preconditions=(premise, costly))
+    for text, runs in (("bad / 2", 0), ("good / 2", 1)):
+        ran.clear()
+        unit = parse(f"__global__ void k(float* x) {{ x[0] = {text}; }}".encode(), "k.cu")
+        [site] = P().sites(unit, Context())
+        (_, v1), (_, v2) = P().check(site, Context())
+        assert len(ran) == runs
+        if runs:
+            assert v1.holds and v2.holds
+        else:  # ok: refused by the premise, the costly check is unknown, not run
+            assert not v1.holds and v2.is_unknown and "not checked: premise" in v2.reason

@@ -30,12 +30,12 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
+from kltrans.analysis.verdict import Verdict
 from kltrans.match import Match, Rule
 from kltrans.passes.facts import Context, Precondition
 from kltrans.passes.options import option_specs
 
 if TYPE_CHECKING:  # pragma: no cover
-    from kltrans.analysis.verdict import Verdict
     from kltrans.syntax import Edit, Unit
     from kltrans.syntax.contract import LaunchContract
     from kltrans.syntax.cuda import Function
@@ -160,8 +160,18 @@ class Pass:
             out.append(Site(unit, m, fn, len(out) + 1, self))
         return out
 
-    def check(self, site: Site, ctx: Context) -> list[tuple[Precondition, "Verdict"]]:
-        return [(p, p.evaluate(site, ctx)) for p in self.preconditions]
+    def check(self, site: Site, ctx: Context) -> list[tuple[Precondition, Verdict]]:
+        """Each precondition with its verdict at ``site``, in order; one whose ``needs``
+        include a precondition that does not hold is not evaluated (unknown)."""
+        out: list[tuple[Precondition, Verdict]] = []
+        seen: dict[str, Verdict] = {}
+        for p in self.preconditions:
+            missing = [n for n in p.needs if n in seen and not seen[n].holds]
+            v = Verdict.unknown(f"not checked: {missing[0]} does not hold") if missing \
+                else p.evaluate(site, ctx)
+            seen[p.name] = v
+            out.append((p, v))
+        return out
 
     def rewrite(self, site: Site, ctx: Context) -> list["Edit"]:  # pragma: no cover
         raise NotImplementedError

@@ -161,13 +161,17 @@ class Precondition:
     """A named predicate of a pass at a site.
 
     ``check(site, ctx) -> Verdict``. ``doc`` says, in one line, what must hold and why
-    (it is what ``kltrans pass-info`` prints and what a skill card records).
+    (it is what ``kltrans pass-info`` prints and what a skill card records). ``needs``
+    names earlier preconditions of the pass without which this one is not worth checking
+    (a model run whose premise another precondition refutes): where one of them does not
+    hold, this one is unknown, "not checked", and costs nothing.
     """
 
     name: str
     category: str
     doc: str
     check: Callable[["Site", Context], Verdict] = field(compare=False, repr=False)
+    needs: tuple[str, ...] = ()
 
     def __post_init__(self):
         if self.category not in CATEGORIES:
