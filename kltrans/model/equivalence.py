@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING
 from kltrans.model.block import same_effects
 from kltrans.model.collectives import collectives
 from kltrans.model.effects import draws
-from kltrans.model.grid import same_grid_effects
+from kltrans.model.grid import bind_sizes, same_grid_effects
 from kltrans.model.launch import block_dim, same_launch
 from kltrans.model.mechanisms import mechanism_kinds
 from kltrans.syntax.contract import contracts
@@ -50,23 +50,16 @@ def check_launches(fn, size: int | None, fixed: dict | None = None, count: int =
     out = draws(fn, size, seed=0, count=count)
     for ints in out:
         ints.update(fixed or {})
-        _bind(ints, binds)
+        bind_sizes(ints, binds)
     return out
-
-
-def _bind(ints: dict, binds: dict | None) -> dict:
-    for param, size in (binds or {}).items():
-        if param in ints and size not in ints:
-            ints[size] = ints[param]
-    return ints
 
 
 def _small(launches: list[dict], fixed: dict, binds: dict | None = None) -> list[dict]:
     out = []
     sizes = set((binds or {}).values())
     for ints, v in zip(launches, GRID_SIZES * len(launches)):
-        out.append(_bind({k: (x if "." in k or k in fixed else v) for k, x in ints.items()
-                          if k not in sizes}, binds))
+        out.append(bind_sizes({k: (x if "." in k or k in fixed else v)
+                               for k, x in ints.items() if k not in sizes}, binds))
     return out
 
 

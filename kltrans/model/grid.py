@@ -211,29 +211,33 @@ def block_launches(unit: "Unit", fn: "Function", sizes: tuple[int, ...], min_blo
                    binds: dict | None = None) -> list[dict]:
     """Launches of ``fn`` at which its block size shows: one per entry of ``sizes``, every
     integer parameter that size except those that size the grid, which grow (``2 s + 1``)
-    until the grid has ``min_blocks`` blocks (as far as 2**13). ``binds`` (``{parameter:
-    size}``): each size the contract names takes its parameter's value. Unsupported when
-    the contract cannot be read."""
+    until the grid has ``min_blocks`` blocks (as far as 2**13). ``binds``: see
+    :func:`bind_sizes`. Unsupported when the contract cannot be read."""
     params = [p.name for p in fn.params if p.name and not p.pointer]
-
-    def bound(ints: dict) -> dict:
-        for param, name in (binds or {}).items():
-            if param in ints:
-                ints[name] = ints[param]
-        return ints
-
     out = []
     for size in sizes:
-        ints = bound(dict.fromkeys(params, size))
-        base = launch_dims(unit, fn, ints)[0]
-        grow = [n for n in params
-                if launch_dims(unit, fn, bound(dict(ints, **{n: 1 << 14})))[0] != base]
-        n = size
+        def at(grow: list, n: int, size=size) -> dict:
+            return bind_sizes(dict(dict.fromkeys(params, size), **dict.fromkeys(grow, n)), binds)
+
+        base = launch_dims(unit, fn, at([], size))[0]
+        grow = [n for n in params if launch_dims(unit, fn, at([n], 1 << 14))[0] != base]
+        n, ints = size, at([], size)
         while grow and _blocks(unit, fn, ints) < min_blocks and n <= 1 << 13:
             n = 2 * n + 1
-            ints = bound(dict(ints, **dict.fromkeys(grow, n)))
+            ints = at(grow, n)
         out.append(ints)
     return out
+
+
+def bind_sizes(ints: dict, binds: dict | None) -> dict:
+    """``ints`` with each size a launch contract names after a parameter (``binds``,
+    ``{parameter: size}``: the ``binds`` facts, ``grid=ceil_div(rows, 256)`` for a kernel
+    that reads ``numRows``) given that parameter's value, unless the kernel has a parameter
+    of that name itself."""
+    for param, size in (binds or {}).items():
+        if param in ints and size not in ints:
+            ints[size] = ints[param]
+    return ints
 
 
 def _blocks(unit: "Unit", fn: "Function", ints: dict) -> int:
