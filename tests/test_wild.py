@@ -273,23 +273,38 @@ def test_the_project_readme_quotes_the_baseline():
     assert f"{len(SUITE)} lineages written in public idioms" in text
 
 
-@pytest.mark.slow  # the whole suite through every CPU measure: once, on 3.11
-def test_generality_runs_on_the_whole_suite_on_the_cpu(tmp_path):
-    """``kltrans generality corpus/wild`` on the CPU: every expert walked (one step), the
-    report written (the explain and forward columns are tested on the small suites,
+def _walked_in_ci() -> list[str]:
+    """The lineages CI walks: about a third, by a hash of the name (every lineage with
+    KLTRANS_FULL_SWEEPS=1), as the other sweeps of the slow set are sampled."""
+    import hashlib
+
+    names = [lin.name for lin in SUITE]
+    if os.environ.get("KLTRANS_FULL_SWEEPS") == "1":
+        return names
+    return [n for n in names if int(hashlib.sha256(n.encode()).hexdigest(), 16) % 3 == 0]
+
+
+@pytest.mark.slow  # the suite through the walk on the CPU: once, on 3.11
+def test_generality_walks_the_suite_on_the_cpu(tmp_path):
+    """``kltrans generality corpus/wild`` on the CPU: each expert walked (one step; CI
+    walks about a third of the lineages, chosen by a hash of the name;
+    ``KLTRANS_FULL_SWEEPS=1`` all), the report
+    written (the explain and forward columns are tested on the small suites,
     tests/test_generality.py; bench/results/generality_*_cpu* have them for this suite).
-    The figures are today's catalogue's; what is asserted is that the command covers the
-    whole suite and judges it on the PTX (no false naive)."""
+    The figures are today's catalogue's; what is asserted is that the command covers every
+    lineage it is given and judges them on the PTX (no false naive)."""
     import subprocess
     import sys
 
+    chosen = _walked_in_ci()
+    assert chosen, "the stable third of the suite is empty"
     r = subprocess.run([sys.executable, "-m", "kltrans", "generality", WILD, "--backend", "cpu",
-                        "--measures", "walk", "--max-steps", "1",
+                        "--measures", "walk", "--max-steps", "1", "--only", *chosen,
                         "--size-limit", "1000", "--skills", os.path.join(ROOT, "skills"),
                         "--out", str(tmp_path), "--json"],
                        capture_output=True, text=True, cwd=ROOT, timeout=1200)
     assert r.returncode == 0, r.stderr[-3000:]
     s = json.loads(r.stdout)["summary"]
-    assert s["experts"] == len(SUITE) and s["false_naive"] == 0
+    assert s["experts"] == len(chosen) and s["false_naive"] == 0
     for ext in ("json", "txt", "html"):
         assert (tmp_path / f"generality.{ext}").is_file()
