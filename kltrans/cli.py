@@ -123,7 +123,7 @@ def cmd_parse(args) -> int:
                      "original": n.original.decode("utf-8", "replace")}
                     for n in u.normalizations],
                 "diagnostics": [d.to_json() for d in u.parse_diagnostics()],
-                "sexp": u.sexp(),
+                "tree": _json_tree(u),
             })
         print(json.dumps({"units": data, "diagnostics": [d.to_json() for d in diags]}, indent=2))
     else:
@@ -142,6 +142,31 @@ def cmd_parse(args) -> int:
 def _pos(unit, offset: int) -> dict:
     loc = unit.location(offset)
     return {"line": loc.line, "column": loc.column}
+
+
+def _json_tree(unit) -> dict:
+    """The named nodes as nested objects: ``type``, ``field`` (the parent's field name, when
+    one), ``start``/``end`` (1-based line and column of the original text), ``text`` for
+    leaves and error nodes, ``missing`` for nodes the parser inserted, ``children``."""
+
+    def visit(node, field):
+        out = {"type": node.type}
+        if field:
+            out["field"] = field
+        out["start"] = _pos(unit, node.start_byte)
+        out["end"] = _pos(unit, node.end_byte)
+        if node.is_missing:
+            out["missing"] = True
+        if node.child_count == 0 or node.is_error:
+            out["text"] = unit.text(node)
+        if not node.is_error:
+            kids = [visit(c, node.field_name_for_child(i)) for i, c in enumerate(node.children)
+                    if c.is_named or c.is_missing]
+            if kids:
+                out["children"] = kids
+        return out
+
+    return visit(unit.root, None)
 
 
 def _outline(unit) -> str:
@@ -811,10 +836,17 @@ def cmd_skills(args) -> int:
             raise UsageError(str(e)) from None
         cards = load_cards(args.dir)
         if args.action == "list":
-            for cid, (_, c) in sorted(cards.items()):
+            rows = []
+            for cid, (path, c) in sorted(cards.items()):
                 prov = c.get("provenance")
-                n = len(prov) if isinstance(prov, list) else "?"  # validate says what is wrong
-                print(f"{cid:<26} {n} evidence  {c.get('intent', '')}")
+                n = len(prov) if isinstance(prov, list) else None  # validate says what is wrong
+                rows.append({"id": cid, "pass": c.get("pass"), "intent": c.get("intent", ""),
+                             "evidence": n, "path": path})
+            if args.json:
+                print(json.dumps({"dir": args.dir, "cards": rows}, indent=2))
+            for r in rows if not args.json else ():
+                n = "?" if r["evidence"] is None else r["evidence"]
+                print(f"{r['id']:<26} {n} evidence  {r['intent']}")
             return EXIT_OK
         if args.action == "show":
             if not args.lineages:
@@ -822,7 +854,11 @@ def cmd_skills(args) -> int:
             cid = args.lineages[0]
             if cid not in cards:
                 raise UsageError(f"no card {cid!r} in {args.dir}", f"cards: {', '.join(sorted(cards)) or 'none'}")
-            print(render_card(cards[cid][1]), end="")
+            if args.json:
+                print(json.dumps({"id": cid, "path": cards[cid][0], "card": cards[cid][1]},
+                                 indent=2, default=str))
+            else:
+                print(render_card(cards[cid][1]), end="")
             return EXIT_OK
         if args.action == "validate":
             n_bad = 0
@@ -865,7 +901,9 @@ def build_parser() -> argparse.ArgumentParser:
                                     "length-preserving normalization) and print the tree.")
     sp.add_argument("file", metavar="FILE", help=".cu, .cuh or .py file")
     sp.add_argument("--sexp", action="store_true", help="print the tree as one S-expression")
-    sp.add_argument("--json", action="store_true", help="machine-readable output")
+    sp.add_argument("--json", action="store_true",
+                    help="machine-readable output: per unit its normalizations, diagnostics "
+                         "and the tree of named nodes (type, field, start, end, text, children)")
     sp.set_defaults(func=cmd_parse)
 
     sk = sub.add_parser("kernels", help="list kernels, device functions, shared memory, "
@@ -1045,6 +1083,8 @@ def build_parser() -> argparse.ArgumentParser:
                           "kltrans-out/skills; the committed skills/ only when named)")
     sk2.add_argument("--dir", default=None,
                      help="the card folder (default: skills/ here, else the one kltrans ships)")
+    sk2.add_argument("--json", action="store_true",
+                     help="list and show: machine-readable output (the cards' data)")
     sk2.set_defaults(func=cmd_skills)
 
     from kltrans.diff.cli import register as register_diff  # argparse only (no tree-sitter)

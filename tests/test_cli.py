@@ -138,6 +138,48 @@ def test_parse_outputs(good):
     p = run("parse", "--json", str(good))
     u = json.loads(p.stdout)["units"][0]
     assert u["diagnostics"] == [] and u["lines"] == 4
+    # the tree is JSON, not an S-expression string: named nodes, fields, positions, leaves
+    tree = u["tree"]
+    assert "sexp" not in u and tree["type"] == "translation_unit"
+    [fn] = tree["children"]
+    assert fn["type"] == "function_definition" and fn["start"] == {"line": 1, "column": 1}
+    decl = next(c for c in fn["children"] if c.get("field") == "declarator")
+    name = next(c for c in decl["children"] if c.get("field") == "declarator")
+    assert name == {"type": "identifier", "field": "declarator", "start": {"line": 1, "column": 17},
+                    "end": {"line": 1, "column": 22}, "text": "scale"}
+
+
+def test_parse_json_marks_what_the_parser_could_not_read(tmp_path):
+    bad = tmp_path / "bad.cu"
+    bad.write_text("__global__ void k(float* y) { y[0] = (1.0f; }\n")
+    p = run("parse", "--json", str(bad))
+    assert p.returncode == 2  # an input error, and the tree is still printed
+    u = json.loads(p.stdout)["units"][0]
+    stack, odd = [u["tree"]], []
+    while stack:
+        n = stack.pop()
+        if n["type"] == "ERROR" or n.get("missing"):
+            odd.append(n)
+        stack.extend(n.get("children", []))
+    assert odd and u["diagnostics"]
+
+
+def test_skills_list_and_show_as_json():
+    p = run("skills", "list", "--json")
+    assert p.returncode == 0, p.stderr
+    doc = json.loads(p.stdout)
+    ids = [c["id"] for c in doc["cards"]]
+    assert ids == sorted(ids) and "unroll" in ids
+    card = next(c for c in doc["cards"] if c["id"] == "unroll")
+    assert card["pass"] == "unroll" and card["evidence"] >= 1 and card["path"].endswith(".yaml")
+    p = run("skills", "show", "unroll", "--json")
+    assert p.returncode == 0, p.stderr
+    shown = json.loads(p.stdout)
+    assert shown["id"] == "unroll" and shown["card"]["pass"] == "unroll"
+    assert len(shown["card"]["provenance"]) == card["evidence"]
+    # a card that is not there: exit 2, one line, nothing on stdout
+    p = run("skills", "show", "no-such-card", "--json")
+    assert p.returncode == 2 and p.stdout == "" and "no card 'no-such-card'" in p.stderr
 
 
 def test_console_script_is_installed():
