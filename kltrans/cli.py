@@ -527,6 +527,7 @@ def cmd_test_passes(args) -> int:
     if not cases:
         raise UsageError("no fixtures found" + (f" for {', '.join(args.names)}" if args.names else ""))
     passed = failed = 0
+    results = []
     for case in cases:
         out = run_case(case, update=args.update)
         msgs = list(out.messages)
@@ -538,16 +539,20 @@ def cmd_test_passes(args) -> int:
                 out.ok = False
                 msgs.append("round trip: " + msg)
         rel = os.path.relpath(case.path)
-        if out.ok:
-            passed += 1
-            tag = "UPDATED" if out.updated else "PASS"
-            print(f"{tag:<7} {rel}")
-        else:
-            failed += 1
-            print(f"FAIL    {rel}")
-            for m in msgs:
-                print("        " + m.replace("\n", "\n        "))
-    print(f"{passed} passed, {failed} failed")
+        tag = ("UPDATED" if out.updated else "PASS") if out.ok else "FAIL"
+        passed, failed = passed + out.ok, failed + (not out.ok)
+        results.append({"path": rel, "pipeline": case.pipeline, "negative": case.negative,
+                        "roundtrip": case.roundtrip_mode, "status": tag.lower(),
+                        "messages": msgs if not out.ok else []})
+        if args.json:
+            continue
+        print(f"{tag:<7} {rel}")
+        for m in msgs if not out.ok else ():
+            print("        " + m.replace("\n", "\n        "))
+    if args.json:
+        print(json.dumps({"cases": results, "passed": passed, "failed": failed}, indent=2))
+    else:
+        print(f"{passed} passed, {failed} failed")
     return EXIT_OK if failed == 0 else EXIT_CHECK_FAILED
 
 
@@ -967,6 +972,8 @@ def build_parser() -> argparse.ArgumentParser:
     st.add_argument("names", metavar="NAME", nargs="*", help="only fixtures of these passes")
     st.add_argument("-U", "--update", action="store_true", help="rewrite the expected files")
     st.add_argument("--root", metavar="DIR", help="the kltrans checkout (default: this one)")
+    st.add_argument("--json", action="store_true",
+                    help="machine-readable output: each case with its status and messages")
     st.set_defaults(func=cmd_test_passes)
 
     sg = sub.add_parser("gate", help="compile, check and profile a kernel against a workload",

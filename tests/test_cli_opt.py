@@ -156,6 +156,10 @@ def test_passes_and_pass_info():
 def test_test_passes_cli():
     p = run("test-passes", "reroll")
     assert p.returncode == 0 and p.stdout.strip().endswith("passed, 0 failed")
+    p = run("test-passes", "reroll", "--json")
+    doc = json.loads(p.stdout)
+    assert p.returncode == 0 and doc["failed"] == 0 and doc["passed"] == len(doc["cases"]) > 0
+    assert all(c["status"] == "pass" and c["messages"] == [] for c in doc["cases"])
     p = run("test-passes", "nope-pass")
     assert p.returncode == 2 and "unknown pass" in p.stderr
 
@@ -248,6 +252,12 @@ def test_test_passes_reports_a_bad_fixture_without_a_traceback(tmp_path):
     (d / "bad_run.expected.cu").write_text(LOOP)
     p = run("test-passes", "--root", str(tmp_path), "unroll")
     assert p.returncode == 1 and "FAIL" in p.stdout and "the RUN line is refused" in p.stdout
+    p = run("test-passes", "--root", str(tmp_path), "unroll", "--json")  # the same, as data
+    doc = json.loads(p.stdout)
+    assert p.returncode == 1 and (doc["passed"], doc["failed"]) == (0, 1)
+    [c] = doc["cases"]
+    assert c["status"] == "fail" and c["path"].endswith("bad_run.cu")
+    assert any("the RUN line is refused" in m for m in c["messages"])
     case.write_bytes(b"// RUN: kltrans opt -p 'unroll{factor=4}'\n" + LOOP.encode() + b"\xff\n")
     p = run("test-passes", "--root", str(tmp_path), "unroll")
     assert p.returncode == 2 and "not UTF-8 text" in p.stderr and str(case) in p.stderr
