@@ -356,12 +356,19 @@ def cmd_opt(args) -> int:
             out["output"] = new_text
         print(json.dumps(out, indent=2))
     else:
+        kinds = frozenset(REMARK_KINDS) if args.verbose else args.remarks if \
+            args.remarks is not None else frozenset({"missed"} if args.force else ())
         for u, res in reports:
             for rep in res.reports:
                 name = rep.pass_spec.split("{")[0]
                 for site in rep.sites:
-                    if args.dry_run or site.status != "applied" or site.reason or args.verbose:
+                    if _shown(site, kinds, args):
                         print(site.remark(name), file=sys.stderr)
+                if rep.sites and not rep.applied and not args.dry_run and \
+                        "missed" not in kinds:
+                    print(f"{u.path}: note: {rep.pass_spec}: rewrote none of its "
+                          f"{len(rep.sites)} site(s); --remarks missed says why",
+                          file=sys.stderr)
         emit(diags)
     if broken:
         print(f"kltrans: error: {path}: not rewritten: it has syntax errors (above)",
@@ -393,6 +400,33 @@ def cmd_opt(args) -> int:
     elif not args.json:
         sys.stdout.write(new_text)
     return EXIT_OK
+
+
+REMARK_KINDS = ("missed", "applied")
+
+
+def _remark_kinds(text: str) -> frozenset:
+    """``--remarks missed,applied`` (or ``all``, ``none``) as a set of kinds."""
+    got: set = set()
+    for word in filter(None, (w.strip() for w in text.split(","))):
+        if word == "all":
+            got.update(REMARK_KINDS)
+        elif word in REMARK_KINDS:
+            got.add(word)
+        elif word != "none":
+            raise argparse.ArgumentTypeError(
+                f"{word!r} is no kind of remark: missed, applied, all or none")
+    return frozenset(got)
+
+
+def _shown(site, kinds: frozenset, args) -> bool:
+    """Whether ``opt`` prints the site's remark: every site of a dry run; a site rewritten
+    past a precondition with --force always (what was forced); else by ``kinds``."""
+    if args.dry_run:
+        return True
+    if site.status == "applied":
+        return "applied" in kinds or bool(args.force and site.reason)
+    return "missed" in kinds
 
 
 def _verify_output(reports, arch: str) -> str | None:
@@ -948,7 +982,11 @@ def build_parser() -> argparse.ArgumentParser:
     so.add_argument("--no-verify", action="store_true",
                     help="do not compile the result with NVRTC after each pass that changed "
                          "it (by default code that no longer compiles is not written)")
-    so.add_argument("-v", "--verbose", action="store_true", help="also report applied sites")
+    so.add_argument("--remarks", type=_remark_kinds, default=None, metavar="KINDS",
+                    help="report sites as remarks, like clang's -Rpass: missed (skipped, with "
+                         "the precondition and why), applied, all or none; comma-separated "
+                         "(default none; missed with --force; --dry-run lists every site)")
+    so.add_argument("-v", "--verbose", action="store_true", help="--remarks all")
     so.add_argument("--json", action="store_true", help="machine-readable report")
     so.set_defaults(func=cmd_opt)
 

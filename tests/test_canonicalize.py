@@ -111,7 +111,8 @@ def test_opt_runs_canonicalize_and_reports_each_step(tmp_path):
     src = os.path.join(DATA, "loops_and_statements.cu")
     out = tmp_path / "c.cu"
     r = subprocess.run([sys.executable, "-m", "kltrans", "opt", "-p", "canonicalize{check=none}",
-                        src, "-o", str(out)], capture_output=True, text=True)
+                        src, "-o", str(out), "--remarks", "applied"], capture_output=True,
+                       text=True)
     assert r.returncode == 0, r.stderr
     assert out.read_text() == _read(src[:-3] + ".expected.cu")
     assert "remark: canonicalize: applied" in r.stderr and "split-declarations" in r.stderr

@@ -55,6 +55,28 @@ def test_opt_diff_and_between_passes(loop):
     assert "#pragma unroll 4" in p.stderr
 
 
+def test_opt_remarks_are_opt_in_like_clangs_rpass(loop):
+    """A skipped site is a remark only with --remarks missed (or -v); an applied one only
+    with --remarks applied; by default a pass that rewrote nothing says so in one line."""
+    p = run("opt", "-p", "unroll{factor=8}", str(loop))
+    assert p.returncode == 0 and "remark:" not in p.stderr
+    assert p.stderr.strip() == (f"{loop}: note: unroll{{factor=8,style=pragma}}: rewrote none "
+                                f"of its 1 site(s); --remarks missed says why")
+    for flags in (["--remarks", "missed"], ["-v"], ["--remarks", "applied,missed"]):
+        p = run("opt", "-p", "unroll{factor=8}", str(loop), *flags)
+        assert p.returncode == 0 and "note:" not in p.stderr
+        assert "remark: unroll: skipped site 1: precondition factor-fits" in p.stderr, flags
+    p = run("opt", "-p", "unroll{factor=4}", str(loop))
+    assert p.returncode == 0 and p.stderr == "" and "#pragma unroll 4" in p.stdout
+    p = run("opt", "-p", "unroll{factor=4}", str(loop), "--remarks", "applied")
+    assert f"{loop}:3:3: remark: unroll: applied (site 1)" in p.stderr
+    p = run("opt", "-p", "unroll{factor=8}", str(loop), "--remarks", "applied")
+    assert "remark:" not in p.stderr  # ok: only applied sites were asked for, none was
+    p = run("opt", "-p", "unroll{factor=4}", str(loop), "--remarks", "skipped")
+    assert p.returncode == 2 and "'skipped' is no kind of remark" in p.stderr
+    assert loop.read_text() == LOOP
+
+
 def test_opt_dry_run_lists_sites_and_reasons(loop):
     p = run("opt", "-p", "unroll{factor=8}", str(loop), "--dry-run")
     assert p.returncode == 0
