@@ -47,11 +47,13 @@ def _version() -> str:
 def expand_inputs(paths: list[str]) -> list[str]:
     """Files named on the command line; directories are searched for .cu/.cuh/.py."""
     from kltrans.syntax import InputError
-    from kltrans.syntax.unit import SUFFIXES
+    from kltrans.syntax.unit import SUFFIXES, stdin_path
 
     out: list[str] = []
     for p in paths:
-        if os.path.isdir(p):
+        if p == "-":  # standard input, read as CUDA
+            out.append(stdin_path(p))
+        elif os.path.isdir(p):
             found = []
             for root, dirs, files in os.walk(p):
                 dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS and not d.startswith("."))
@@ -295,13 +297,18 @@ def cmd_opt(args) -> int:
     from kltrans.syntax import InputError
     from kltrans.syntax.diagnostics import emit
     from kltrans.syntax.files import atomic_write, output_problem
-    from kltrans.syntax.unit import load, origin_text, read_source
+    from kltrans.syntax.unit import load, origin_text, read_source, stdin_path
 
     if args.in_place and args.output:
         raise UsageError("-i and -o exclude each other")
+    if args.in_place and args.file == "-":
+        raise UsageError("-i rewrites a file in place; standard input has none",
+                         "write the result to standard output (the default) or -o FILE")
+    if args.output == "-":
+        args.output = None  # standard output, as without -o
     passes = _pipeline(args.passes)
     ctx = _context(args)
-    path = args.file
+    path = stdin_path(args.file)
     if os.path.isdir(path):
         raise InputError.at(path, "is a directory", hint="name one .cu, .cuh or .py file")
     if args.site is not None and args.site < 1:
@@ -420,12 +427,13 @@ def _remark_kinds(text: str) -> frozenset:
 
 
 def _shown(site, kinds: frozenset, args) -> bool:
-    """Whether ``opt`` prints the site's remark: every site of a dry run; a site rewritten
-    past a precondition with --force always (what was forced); else by ``kinds``."""
+    """Whether ``opt`` prints the site's remark: every site of a dry run; a rewritten site
+    with a note always (what --force forced, a pragma the rewrite dropped, a
+    canonicalization rule); else by ``kinds``."""
     if args.dry_run:
         return True
     if site.status == "applied":
-        return "applied" in kinds or bool(args.force and site.reason)
+        return "applied" in kinds or bool(site.reason)
     return "missed" in kinds
 
 
@@ -938,7 +946,8 @@ def build_parser() -> argparse.ArgumentParser:
     sp = sub.add_parser("parse", help="parse a CUDA (or Python) file and print its tree",
                         description="Parse FILE with tree-sitter-cuda (after kltrans's "
                                     "length-preserving normalization) and print the tree.")
-    sp.add_argument("file", metavar="FILE", help=".cu, .cuh or .py file")
+    sp.add_argument("file", metavar="FILE", help=".cu, .cuh or .py file (-: standard input, "
+                                                 "read as CUDA)")
     sp.add_argument("--sexp", action="store_true", help="print the tree as one S-expression")
     sp.add_argument("--json", action="store_true",
                     help="machine-readable output: per unit its normalizations, diagnostics "
@@ -949,7 +958,8 @@ def build_parser() -> argparse.ArgumentParser:
                                         "launches and pragmas",
                         description="List the CUDA structure of each file (directories are "
                                     "searched for .cu, .cuh and .py files).")
-    sk.add_argument("files", metavar="FILE", nargs="+", help="files or directories")
+    sk.add_argument("files", metavar="FILE", nargs="+",
+                    help="files or directories (-: standard input, read as CUDA)")
     sk.add_argument("--json", action="store_true", help="machine-readable output")
     sk.set_defaults(func=cmd_kernels)
 
@@ -957,11 +967,14 @@ def build_parser() -> argparse.ArgumentParser:
                         description="Apply passes in order and print the result (or write it "
                                     "with -o / -i). Sites where a precondition does not hold "
                                     "are reported with the reason.")
-    so.add_argument("file", metavar="FILE", help=".cu, .cuh or .py file")
+    so.add_argument("file", metavar="FILE",
+                    help=".cu, .cuh or .py file (-: standard input, read as CUDA; the result "
+                         "goes to standard output, or -o)")
     so.add_argument("-p", "--passes", required=True, metavar="PIPELINE",
                     help="e.g. 'unroll{factor=4},restrict-pointers'")
     out = so.add_mutually_exclusive_group()
-    out.add_argument("-o", "--output", metavar="OUT", help="write the result here (atomically)")
+    out.add_argument("-o", "--output", metavar="OUT",
+                     help="write the result here (atomically; -: standard output)")
     out.add_argument("-i", "--in-place", action="store_true", help="rewrite FILE in place")
     out.add_argument("--diff", action="store_true", help="print a unified diff instead")
     so.add_argument("--print-between-passes", action="store_true",
@@ -985,7 +998,8 @@ def build_parser() -> argparse.ArgumentParser:
     so.add_argument("--remarks", type=_remark_kinds, default=None, metavar="KINDS",
                     help="report sites as remarks, like clang's -Rpass: missed (skipped, with "
                          "the precondition and why), applied, all or none; comma-separated "
-                         "(default none; missed with --force; --dry-run lists every site)")
+                         "(default none, but a rewritten site with a note; missed with "
+                         "--force; --dry-run lists every site)")
     so.add_argument("-v", "--verbose", action="store_true", help="--remarks all")
     so.add_argument("--json", action="store_true", help="machine-readable report")
     so.set_defaults(func=cmd_opt)

@@ -195,3 +195,30 @@ def test_help_does_not_import_heavy_modules():
             " if m in sys.modules]\nprint(heavy)\n")
     p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert p.stdout.strip().splitlines()[-1] == "[]"
+
+
+def test_filter_mode_reads_standard_input_and_writes_standard_output(good):
+    """``-`` names standard input (read as CUDA, shown as <stdin>) in parse, kernels, opt
+    and diff, for editors and pipes; ``opt -o -`` is standard output; ``-i -`` and a diff
+    of two standard inputs are usage errors."""
+    p = run("parse", "-", input=GOOD)
+    assert p.returncode == 0 and "identifier [1:17] 'scale'" in p.stdout
+    p = run("kernels", "--json", "-", input=GOOD)
+    [u] = json.loads(p.stdout)["units"]
+    assert p.returncode == 0 and u["path"] == "<stdin>"
+    assert [k["name"] for k in u["kernels"]] == ["scale"]
+    p = run("opt", "-p", "restrict-pointers", "-", "--remarks", "applied", input=GOOD)
+    assert p.returncode == 0 and p.stdout == GOOD  # already __restrict__: nothing to do
+    p = run("opt", "-p", "unrestrict-pointers", "-", "-o", "-", input=GOOD)
+    assert p.returncode == 0 and "__restrict__" not in p.stdout and "scale(" in p.stdout
+    p = run("opt", "-p", "unrestrict-pointers", "-", input="__global__ void k( {\n")
+    assert p.returncode == 2 and p.stderr.startswith("<stdin>:1:")  # errors name <stdin>
+    p = run("opt", "-p", "unrestrict-pointers", "-i", "-", input=GOOD)
+    assert p.returncode == 2 and "standard input has none" in p.stderr
+    p = run("diff", "-", str(good), input=GOOD)
+    assert p.returncode == 0 and "no structural difference" in p.stdout
+    p = run("diff", "-", str(good), input=GOOD.replace("a * x[i]", "x[i] * a"))
+    assert p.returncode == 1 and "<stdin>" in p.stdout
+    p = run("diff", "-", "-", input=GOOD)
+    assert p.returncode == 2 and "only one side" in p.stderr
+    assert good.read_text() == GOOD

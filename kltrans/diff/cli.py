@@ -24,8 +24,10 @@ def register(sub) -> None:
                     "not differences unless --strict. Kernels are paired by name, a renamed "
                     "one by similarity. With --explain, search for passes that turn A into "
                     "B. Exit 0 when equal, 1 when different, 2 on bad input.")
-    sp.add_argument("a", metavar="A", help=".cu, .cuh or .py file")
-    sp.add_argument("b", metavar="B", help=".cu, .cuh or .py file")
+    sp.add_argument("a", metavar="A",
+                    help=".cu, .cuh or .py file (-: standard input, read as CUDA)")
+    sp.add_argument("b", metavar="B",
+                    help=".cu, .cuh or .py file (-: standard input, read as CUDA)")
     sp.add_argument("--kernel", metavar="NAME", help="only this kernel (its name in A or B)")
     sp.add_argument("--format", choices=("text", "side-by-side", "json"), default="text",
                     help="output format (default text)")
@@ -68,10 +70,14 @@ def cmd_diff(args) -> int:
 
     from kltrans.diff.core import diff_files
     from kltrans.syntax import InputError
+    from kltrans.syntax.unit import stdin_path
 
     as_json = args.json or args.format == "json"
     if args.depth < 0:
         return _error(f"--depth must be 0 or more, not {args.depth}")
+    if args.a == args.b == "-":
+        return _error("only one side of a diff can be standard input (-)")
+    args.a, args.b = stdin_path(args.a), stdin_path(args.b)
     for p in (args.a, args.b):
         if os.path.isdir(p):
             raise InputError.at(p, "is a directory", hint="name a .cu, .cuh or .py file",

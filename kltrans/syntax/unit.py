@@ -12,6 +12,7 @@ import bisect
 import functools
 import os
 import re
+import sys
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Iterator
 
@@ -336,11 +337,30 @@ def parse(source: str | bytes, path: str = "<string>", origin: Origin | None = N
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")  # echoed as U+FFFD, never to a terminal
 
 
+#: the path a command names standard input by (``-`` on its command line), read as CUDA
+STDIN = "<stdin>"
+_stdin: list[bytes] = []
+
+
+def stdin_path(arg: str) -> str:
+    """A command-line file argument, ``-`` (standard input) as :data:`STDIN`."""
+    return STDIN if arg == "-" else arg
+
+
+def _read_bytes(path: str) -> bytes:
+    if path == STDIN:  # read once: a command may read its input more than once
+        if not _stdin:
+            _stdin.append(sys.stdin.buffer.read())
+        return _stdin[0]
+    with open(path, "rb") as f:
+        return f.read()
+
+
 def read_source(path: str) -> str:
-    """Read a text file as UTF-8, turning every failure into an :class:`InputError`."""
+    """Read a text file (or standard input, :data:`STDIN`) as UTF-8, turning every failure
+    into an :class:`InputError`."""
     try:
-        with open(path, "rb") as f:
-            data = f.read()
+        data = _read_bytes(path)
     except FileNotFoundError:
         raise InputError.at(path, "no such file", hint="check the path", code="no-file") from None
     except IsADirectoryError:
@@ -387,7 +407,7 @@ def load(path: str) -> list[Unit]:
     text = read_source(path)
     if path.endswith(PYTHON_SUFFIXES):
         return load_python(path, text)
-    if not path.endswith(CUDA_SUFFIXES):
+    if not path.endswith(CUDA_SUFFIXES) and path != STDIN:
         raise InputError.at(path, "not a CUDA or Python source",
                             hint="kltrans reads .cu, .cuh and .py files", code="suffix")
     return [parse(text, path)]
