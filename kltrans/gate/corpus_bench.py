@@ -18,8 +18,8 @@ from __future__ import annotations
 
 import json
 import os
-import sys
-import time
+
+from kltrans.progress import Progress
 
 
 def workload_dirs(root: str, heldout: bool) -> list[str]:
@@ -196,19 +196,17 @@ def run(root: str, out_dir: str | None, heldout: bool = False, backend: str = "c
     left = [owner.count(k) for k in range(len(dirs))]
     done: dict = {}
     rows: dict = {}
-    t0 = time.perf_counter()
+    progress = Progress("bench-corpus", len(items))
 
     def arrived(i, r):
         k = owner[i]
         done[i] = r
         left[k] -= 1
         it = items[i]
-        if it["task"] == "gate":
-            dev = (r.get("placement") or {}).get("cuda_visible_devices")
-            print(f"{os.path.basename(dirs[k])}: {it['variant']}: "
-                  f"{'ok' if r.get('ok') else 'FAILED'} ({r.get('seconds', 0):.1f} s"
-                  f"{f', GPU {dev}' if dev is not None else ''}; "
-                  f"{time.perf_counter() - t0:.1f} s in)", file=sys.stderr, flush=True)
+        dev = (r.get("placement") or {}).get("cuda_visible_devices")
+        progress.step(f"{os.path.basename(dirs[k])}: {it.get('variant', it['task'])}: "
+                      f"{'ok' if r.get('ok') else 'FAILED'} ({r.get('seconds', 0):.1f} s"
+                      f"{f', GPU {dev}' if dev is not None else ''})")
         if left[k]:
             return
         mine = [j for j in range(len(items)) if owner[j] == k]
@@ -224,6 +222,7 @@ def run(root: str, out_dir: str | None, heldout: bool = False, backend: str = "c
     try:
         ex.map(run_task, items, gpu=backend == "cuda", on_result=arrived)
     finally:
+        progress.close()
         if executor is None:
             ex.close()
     for k, d in enumerate(dirs):  # a workload without tasks (no variant) still has a row

@@ -8,6 +8,7 @@ import sys
 import time
 
 from kltrans.paths import bundled
+from kltrans.progress import Progress
 
 MEASURES = ("explain", "walk", "forward", "speedup")
 
@@ -59,40 +60,6 @@ def register(sub) -> None:
                     help="explain, walk and optimize from canonical forms (kltrans opt -p "
                          "canonicalize), round trips up to canonical form")
     sp.set_defaults(func=cmd_generality)
-
-
-class _Progress:
-    """``[k/N] what (elapsed, estimate)`` on stderr; a rich bar on a terminal."""
-
-    def __init__(self, total: int, quiet: bool):
-        self.total, self.done, self.t0 = total, 0, time.monotonic()
-        self.quiet = quiet
-        self.bar = None
-        if not quiet and sys.stderr.isatty():
-            from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn,
-                                       TimeElapsedColumn, TimeRemainingColumn)
-
-            self.bar = Progress(TextColumn("generality"), BarColumn(), MofNCompleteColumn(),
-                                TimeElapsedColumn(), TimeRemainingColumn(),
-                                TextColumn("{task.description}"), transient=True)
-            self.task = self.bar.add_task("", total=total)
-            self.bar.start()
-
-    def step(self, what: str) -> None:
-        self.done += 1
-        if self.quiet:
-            return
-        if self.bar is not None:
-            self.bar.update(self.task, advance=1, description=what)
-            return
-        el = time.monotonic() - self.t0
-        eta = el / self.done * (self.total - self.done)
-        print(f"kltrans generality: [{self.done}/{self.total}] {what} ({el:.0f} s, about "
-              f"{eta:.0f} s left)", file=sys.stderr, flush=True)
-
-    def close(self) -> None:
-        if self.bar is not None:
-            self.bar.stop()
 
 
 def _side(v) -> dict:
@@ -263,7 +230,7 @@ def cmd_generality(args) -> int:
     carried = _carried(args.merge, lineages, measures) if args.merge else {}
     items = items_for(lineages, measures, args, be)
     results: dict = {m: [] for m in measures}
-    progress = _Progress(len(items), args.quiet)
+    progress = Progress("generality", len(items), args.quiet)
 
     def keep(i, r):
         it = items[i]

@@ -650,7 +650,8 @@ def _walk(opts: WalkOptions, ex: _LazyExecutor) -> dict:
         doc["states"].append(store.state_entry(step, chosen.pass_name, new, chosen.after_hash,
                                                gate_doc))
         store.save(out, doc, {step: new})
-        _say(opts, f"step {step}: {chosen.spec} at site {chosen.site} "
+        _say(opts, f"step {step} of at most {opts.max_steps}: {chosen.spec} at site "
+                   f"{chosen.site} "
                    f"(line {chosen.line}, {chosen.function}) chosen by {rule}; "
                    f"{len(accepted) - 1} alternative(s), "
                    f"{len(cands) - len(accepted)} rejected; "
@@ -1089,7 +1090,15 @@ def _measure(accepted, cur: bytes, opts, wl, expert_path, ex, screen_keep: int =
         _bench(again, 5, cur, opts, wl, expert_path, ex, kernel, ne)
 
 
+_START: list[float] = []
+
+
 def _say(opts: WalkOptions, msg: str) -> None:
+    """A line of the walk's log; with ``progress``, on stderr too, with the seconds since
+    the process's first line."""
     opts.log.append(msg)
     if opts.progress:
-        print(f"kltrans lineage: {msg}", file=sys.stderr, flush=True)
+        if not _START:
+            _START.append(time.monotonic())
+        print(f"kltrans lineage: [{time.monotonic() - _START[0]:.0f} s] {msg}", file=sys.stderr,
+              flush=True)

@@ -19,6 +19,7 @@ import sys
 import time
 
 from kltrans.paths import bundled, default_out
+from kltrans.progress import Progress
 
 
 class ExperimentError(ValueError):
@@ -735,29 +736,24 @@ def _map(fn, items, args, backend, keep=None):
     on the CPU backend; Dask with ``--cluster``); progress as results come back."""
     from kltrans.gate.executor import ExecutorError, make_executor
 
-    done = [0]
+    progress = Progress("experiment", len(items), args.quiet)
 
     def report(i, r):
-        done[0] += 1
         it = items[i]
         if keep is not None:
             keep(i, r)
-        if args.quiet:
-            return
         if it.get("task") == "baseline":
             nv = r.get("naive") or {}
-            print(f"kltrans experiment: [{done[0]}/{len(items)}] {it['target']['name']} "
-                  f"baseline: " + (f"naive {nv['ms']:.3f} ms" if nv.get("ok") else
-                                   f"naive not timed ({nv.get('reason')})"),
-                  file=sys.stderr, flush=True)
-            return
-        if "strategy" not in it:
-            return
-        f = r.get("final") or {}
-        print(f"kltrans experiment: [{done[0]}/{len(items)}] {it['target']['name']} "
-              f"{it['strategy']} seed {it['seed']}: "
-              + (f"{f.get('accepted')} accepted / {f.get('evaluations')} evaluations"
-                 if r.get("ok") else f"error: {r.get('reason')}"), file=sys.stderr, flush=True)
+            progress.step(f"{it['target']['name']} baseline: " + (
+                f"naive {nv['ms']:.3f} ms" if nv.get("ok") else
+                f"naive not timed ({nv.get('reason')})"))
+        elif "strategy" in it:
+            f = r.get("final") or {}
+            progress.step(f"{it['target']['name']} {it['strategy']} seed {it['seed']}: " + (
+                f"{f.get('accepted')} accepted / {f.get('evaluations')} evaluations"
+                if r.get("ok") else f"error: {r.get('reason')}"))
+        else:
+            progress.step(it.get("task") or "done")
 
     try:
         ex = make_executor(getattr(args, "cluster", None), backend, getattr(args, "jobs", None))
@@ -767,7 +763,8 @@ def _map(fn, items, args, backend, keep=None):
         # no whole-task GPU reservation: a search spends much of its time off the GPU
         # (start-up, compiles, host references), and its gate workers take the per-GPU
         # lock (kltrans.gate.devlock) for every run (shared) and timing (alone) on the GPU
-        return ex.map(fn, items, gpu=False, on_result=report)
+        with progress:
+            return ex.map(fn, items, gpu=False, on_result=report)
 
 
 def _f(v, fmt="{:.2f}"):
