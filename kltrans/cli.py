@@ -850,6 +850,29 @@ def cmd_lineage(args) -> int:
     return EXIT_OK
 
 
+def cmd_cache(args) -> int:
+    from kltrans import cachedir
+
+    root = cachedir.cache_root()
+    if args.action == "clean":
+        n, size = cachedir.clean(root, builds=args.all)
+        print(f"removed {n} file(s), {size / (1 << 20):.1f} MiB, from {root}")
+        return EXIT_OK
+    use = cachedir.usage(root)
+    total = sum(v["bytes"] for v in use.values())
+    limit = cachedir.max_bytes()
+    if args.json:
+        print(json.dumps({"root": root, "areas": use, "bytes": total, "max_bytes": limit},
+                         indent=2))
+        return EXIT_OK
+    print(f"{root}: {total / (1 << 20):.1f} MiB"
+          + (f" (entries kept under {limit / (1 << 20):.0f} MiB: KLTRANS_CACHE_MAX_MB)"
+             if limit else " (no size bound: KLTRANS_CACHE_MAX_MB=0)"))
+    for area, v in use.items():
+        print(f"  {area:<10} {v['files']:7d} file(s) {v['bytes'] / (1 << 20):9.1f} MiB")
+    return EXIT_OK
+
+
 def cmd_skills(args) -> int:
     from kltrans.skills import (CardError, extract, load_cards, render_card, render_index,
                                 validate_card, write_cards)
@@ -1145,6 +1168,17 @@ def build_parser() -> argparse.ArgumentParser:
     sk2.add_argument("--json", action="store_true",
                      help="list and show: machine-readable output (the cards' data)")
     sk2.set_defaults(func=cmd_skills)
+
+    ca = sub.add_parser("cache", help="show or empty kltrans's on-disk cache",
+                        description="info: where the cache is, what each part holds, its size "
+                                    "bound; clean: delete the cached compiles and CPU modules "
+                                    "(--all: everything). Every entry is a cache: deleting one "
+                                    "costs a recompile, never a wrong answer.")
+    ca.add_argument("action", choices=("info", "clean"))
+    ca.add_argument("--all", action="store_true",
+                    help="clean: also the CPU runtime builds and the measured device bandwidths")
+    ca.add_argument("--json", action="store_true", help="info: machine-readable output")
+    ca.set_defaults(func=cmd_cache)
 
     from kltrans.diff.cli import register as register_diff  # argparse only (no tree-sitter)
 

@@ -8,9 +8,10 @@ An entry is two files under ``<root>/nvrtc/<key[:2]>/``:
 ``<key>.cubin``
     the cubin bytes, when the compile produced one.
 
-The root is ``$KLTRANS_CACHE_DIR``, else ``$XDG_CACHE_HOME/kltrans``, else
-``~/.cache/kltrans``; it is read from the environment on every call, so a test can point
-it at a temporary directory.
+The root is :func:`kltrans.cachedir.cache_root` (``$KLTRANS_CACHE_DIR``, else
+``$XDG_CACHE_HOME/kltrans``, else ``~/.cache/kltrans``), read from the environment on every
+call, so a test can point it at a temporary directory; a store keeps the cache under its
+size bound (:func:`kltrans.cachedir.maybe_prune`).
 
 Every file is written to a temporary file in the same directory and moved into place
 with :func:`os.replace`, so a reader sees either the old file, the new one or none,
@@ -26,20 +27,11 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+
+from kltrans.cachedir import cache_root, maybe_prune
 from kltrans.syntax.files import atomic_write
 
 FORMAT = 1  # bump when the record layout changes; older records become misses
-
-
-def cache_root() -> str:
-    """The cache root for this process, from the environment (see the module docstring)."""
-    root = os.environ.get("KLTRANS_CACHE_DIR")
-    if root:
-        return os.path.abspath(os.path.expanduser(root))
-    xdg = os.environ.get("XDG_CACHE_HOME")
-    if xdg:
-        return os.path.join(os.path.abspath(os.path.expanduser(xdg)), "kltrans")
-    return os.path.join(os.path.expanduser("~"), ".cache", "kltrans")
 
 
 def entry_paths(key: str, root: str | None = None) -> tuple[str, str]:
@@ -92,6 +84,7 @@ def store(key: str, record: dict, cubin: bytes | None, root: str | None = None) 
         atomic_write(jpath, data, durable=False)
     except OSError:
         return False
+    maybe_prune()
     return True
 
 

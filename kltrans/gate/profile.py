@@ -37,9 +37,9 @@ class Timing:
 
 
 def _cache_path() -> str:
-    base = os.environ.get("KLTRANS_CACHE_DIR") or os.path.join(
-        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "kltrans")
-    return os.path.join(base, "devices.json")
+    from kltrans.cachedir import cache_root
+
+    return os.path.join(cache_root(), "devices.json")
 
 
 def copy_bandwidth(backend) -> float:

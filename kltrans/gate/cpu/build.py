@@ -37,6 +37,7 @@ import time
 from dataclasses import dataclass
 
 from kltrans.gate.cpu.translate import EmulationError, Translation
+from kltrans import cachedir
 from kltrans.syntax.files import atomic_write
 
 KEY_SCHEME = 1
@@ -76,14 +77,8 @@ def compiler_version(cxx: str | None = None) -> str:
 
 
 def cache_root() -> str:
-    root = os.environ.get("KLTRANS_CACHE_DIR")
-    if root:
-        base = os.path.abspath(os.path.expanduser(root))
-    else:
-        xdg = os.environ.get("XDG_CACHE_HOME")
-        base = (os.path.join(os.path.abspath(os.path.expanduser(xdg)), "kltrans") if xdg
-                else os.path.join(os.path.expanduser("~"), ".cache", "kltrans"))
-    return os.path.join(base, "cpu")
+    """The CPU backend's folder of the cache (:func:`kltrans.cachedir.cache_root`)."""
+    return os.path.join(cachedir.cache_root(), "cpu")
 
 
 def _sha(data: bytes) -> str:
@@ -323,6 +318,7 @@ def compile_translation(t: Translation, extra_flags=()) -> Built:
         atomic_write(jpath, json.dumps(rec, indent=1).encode("utf-8"), durable=False)
     finally:
         shutil.rmtree(work, ignore_errors=True)
+    cachedir.maybe_prune()
     return Built(key, spath if rec["ok"] else None, rec, False)
 
 
