@@ -167,6 +167,9 @@ def test_a_precondition_that_needs_a_failing_one_is_not_checked():
                           lambda s, c: ran.append(1) or Verdict.yes("ran"), needs=("premise",))
     P = _define(name="demo", kind="optimize", inverse="undemo", anchor=Rule(pattern="$A / $B"),
                 preconditions=(premise, costly))
+    with pytest.raises(PassDefinitionError, match="needs 'premise', which is not one of the"):
+        _define(name="demo", kind="optimize", inverse="undemo", anchor=Rule(pattern="$A / $B"),
+                preconditions=(costly, premise))  # ok: refused, the premise must come first
     for text, runs in (("bad / 2", 0), ("good / 2", 1)):
         ran.clear()
         unit = parse(f"__global__ void k(float* x) {{ x[0] = {text}; }}".encode(), "k.cu")

@@ -112,9 +112,15 @@ class Pass:
             raise PassDefinitionError(f"{where}: a pass needs a docstring (summary, Before::, "
                                       f"After::, preconditions, options: "
                                       f"docs/authoring-passes.md)")
+        earlier: set = set()
         for p in cls.preconditions:
             if not isinstance(p, Precondition):
                 raise PassDefinitionError(f"{where}: preconditions must be Precondition objects")
+            for n in p.needs:
+                if n not in earlier:
+                    raise PassDefinitionError(f"{where}: precondition {p.name} needs {n!r}, "
+                                              f"which is not one of the preconditions before it")
+            earlier.add(p.name)
         cls._compiled_templates = _compile_templates(cls, where)
 
     # ------------------------------------------------------------------ metadata
