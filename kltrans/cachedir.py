@@ -66,17 +66,17 @@ def _files(folder: str):
 
 
 def usage(root: str | None = None) -> dict:
-    """``{area: {"files": n, "bytes": b}}`` for every area and ``other`` (the rest)."""
+    """``{area: {"files": n, "bytes": b}}`` for every area and ``other`` (the rest), from
+    one walk of the root."""
     root = root or cache_root()
-    out = {}
-    seen = 0
-    for area in ENTRY_AREAS + BUILD_AREAS:
-        files = list(_files(os.path.join(root, area)))
-        out[area.replace(os.sep, "/")] = {"files": len(files), "bytes": sum(s for _, s, _ in files)}
-        seen += len(files)
-    every = list(_files(root))
-    out["other"] = {"files": len(every) - seen,
-                    "bytes": sum(s for _, s, _ in every) - sum(v["bytes"] for v in out.values())}
+    areas = ENTRY_AREAS + BUILD_AREAS
+    out = {a.replace(os.sep, "/"): {"files": 0, "bytes": 0} for a in areas + ("other",)}
+    for path, size, _ in _files(root):
+        rel = os.path.relpath(path, root)
+        area = next((a for a in areas if rel.startswith(a + os.sep)), "other")
+        got = out[area.replace(os.sep, "/")]
+        got["files"] += 1
+        got["bytes"] += size
     return out
 
 

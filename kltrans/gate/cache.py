@@ -86,17 +86,3 @@ def store(key: str, record: dict, cubin: bytes | None, root: str | None = None) 
         return False
     maybe_prune()
     return True
-
-
-def clear(root: str | None = None) -> int:
-    """Delete every NVRTC entry under the root; returns how many files were removed."""
-    base = os.path.join(root or cache_root(), "nvrtc")
-    n = 0
-    for dirpath, _dirs, files in os.walk(base):
-        for name in files:
-            try:
-                os.unlink(os.path.join(dirpath, name))
-                n += 1
-            except OSError:
-                pass
-    return n
