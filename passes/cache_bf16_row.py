@@ -55,7 +55,8 @@ from passes.vectorize_bf16 import unpack_helper
 from kltrans.passes.vector_facts import (
     aligned_roots as _aligned_roots, assigned as _assigned, declaration as _declaration,
     divisible_lens as _divisible_lens, root as _root)
-from passes.vectorize_online_stream import calls_of, indent, line_start, norm, template_regex
+from kltrans.passes.token_forms import calls_of, indent, line_start, template_regex
+from kltrans.passes.rewrite import token_text as norm
 
 # the scalar row function's body (the names in braces are read from it)
 SCALAR = """\

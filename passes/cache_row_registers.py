@@ -43,8 +43,11 @@ from kltrans.passes import Identifier, IntRange, OneOf, Pass, Precondition, opti
 from kltrans.syntax import Edit
 from kltrans.passes.vector_facts import (
     assigned as _assigned, declaration as _declaration, root as _root)
-from passes.vectorize_online_stream import (ADD1, _helper_is, _scalar_names, _vector_names,
-                                            indent, line_start, norm, template_regex)
+from kltrans.passes.helper_forms import (
+    ADD1, scalar_names as _scalar_names, vector_names as _vector_names)
+from kltrans.passes.token_forms import (
+    helper_is as _helper_is, indent, line_start, template_regex)
+from kltrans.passes.rewrite import token_text as norm
 
 # the register path, as cache-row-registers writes it ({merge}: the streamed path's merge)
 REGS = """\

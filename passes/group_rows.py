@@ -38,7 +38,8 @@ from kltrans.passes import Identifier, IntRange, Pass, Precondition, option
 from kltrans.syntax import Edit
 from kltrans.passes.rewrite import contract_of, header_expr, used_names
 from passes.row_per_warp import _GROUP_GRID, _unparen
-from passes.vectorize_online_stream import indent, line_start, norm, template_regex
+from kltrans.passes.token_forms import indent, line_start, template_regex
+from kltrans.passes.rewrite import token_text as norm
 
 GROUPED = """\
 const int {q} = ({n} + {W} - 1) / {W};

@@ -39,7 +39,8 @@ from kltrans.analysis.verdict import Verdict
 from kltrans.match import Rule
 from kltrans.passes import Choice, Identifier, IntRange, NameList, Pass, Precondition, option
 from kltrans.syntax import Edit
-from passes.vectorize_online_stream import indent, line_start, norm
+from kltrans.passes.token_forms import indent, line_start
+from kltrans.passes.rewrite import token_text as norm
 
 WARP_SHFL = """\
 __device__ __forceinline__ float {wsum}(float v)

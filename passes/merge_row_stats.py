@@ -19,9 +19,11 @@ from kltrans.match import Rule
 from kltrans.passes import Bool, Identifier, Pass, Precondition, option
 from kltrans.syntax import Edit
 from kltrans.passes.vector_facts import declaration as _declaration, root as _root
-from passes.vectorize_online_stream import (ADD1, SCALAR, _EXPRS, _helper_is, calls_of,
-                                            delete_definition, device_function, indent,
-                                            line_start, norm, template_regex, with_comments)
+from kltrans.passes.helper_forms import ADD1, SCALAR, FOLD_EXPRS as _EXPRS
+from kltrans.passes.token_forms import (
+    helper_is as _helper_is, calls_of, delete_definition, device_function, indent,
+    line_start, template_regex, with_comments)
+from kltrans.passes.rewrite import token_text as norm
 
 # the pair merge and the group merge helpers, as the fast form has them
 PAIR = """\

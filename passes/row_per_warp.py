@@ -1007,7 +1007,7 @@ _MEMORY_WRITE = ("subscript_expression", "pointer_expression", "field_expression
 
 
 def _tok(text: str) -> str:
-    from passes.vectorize_online_stream import norm as _n
+    from kltrans.passes.rewrite import token_text as _n
 
     return _n(text)
 
@@ -1175,7 +1175,7 @@ def _group_build(site) -> GroupKernel:
         if me < 5:
             k.issues["form"] = Verdict.no("fewer than five declarations before the row")
             return k
-        from passes.vectorize_online_stream import template_regex
+        from kltrans.passes.token_forms import template_regex
 
         text = " ".join(_tok(unit.text(s)) for s in st[me - 5:me])
         m = template_regex("\n".join(GROUP_PRELUDE), _GROUP_EXPRS).fullmatch(text)
@@ -1533,7 +1533,7 @@ def _group_rewrite_simplify(site, p) -> list:
     k = _group(site)
     src = unit.source
     first = k.prelude[0]
-    from passes.vectorize_online_stream import line_start
+    from kltrans.passes.token_forms import line_start
 
     a = line_start(src, first.start_byte)
     b = line_start(src, site.node.start_byte)
@@ -1562,7 +1562,7 @@ def _group_rewrite_optimize(site, p) -> list:
     cols = k.names["n"]
     names = dict(q=n.q, rpb=n.rpb, G=n.gsize, gidx=n.gidx, gt=n.rank, n=cols, W=W, wm1=wm1,
                  R=block // WARP, T=n.threads)
-    from passes.vectorize_online_stream import line_start
+    from kltrans.passes.token_forms import line_start
 
     src = unit.source
     ls = line_start(src, site.node.start_byte)
