@@ -37,6 +37,8 @@ from kltrans.model.block import leader_fold
 from kltrans.model.effects import draws
 from kltrans.model.launch import block_dim
 from kltrans.model.ops import operations
+from kltrans.passes.launch_facts import contract_block
+from kltrans.passes.reductions import wrap, unwrap, squash, value_class
 
 # ======================================================================== shared bits
 #: atomic function -> reduction operator
@@ -44,14 +46,6 @@ OPS = {"atomicAdd": "+", "atomicMax": "max", "atomicMin": "min", "atomicOr": "|"
        "atomicAnd": "&", "atomicXor": "^"}
 ATOMIC_OF = {v: k for k, v in OPS.items()}
 
-#: value classes of the pointee types the pass knows
-_CLASSES = {
-    "int": "int", "signed": "int", "signed int": "int", "int32_t": "int",
-    "unsigned": "unsigned", "unsigned int": "unsigned", "uint32_t": "unsigned", "uint": "unsigned",
-    "unsigned long long": "ull", "unsigned long long int": "ull",
-    "long long": "ll", "long long int": "ll",
-    "float": "float", "double": "double",
-}
 _INTEGER = {"int", "unsigned", "ull", "ll"}
 
 _IDENTITY = {
@@ -68,34 +62,6 @@ _IDENTITY = {
 
 SHUFFLES = {"xor": "__shfl_xor_sync", "down": "__shfl_down_sync"}
 SMEM_LIMIT = 48 * 1024
-
-_PRIMARY = {"identifier", "number_literal", "subscript_expression", "call_expression",
-            "field_expression", "string_literal", "char_literal", "true", "false", "this",
-            "qualified_identifier", "template_function", "null", "nullptr"}
-
-
-def wrap(unit, node) -> str:
-    """The text of ``node``, parenthesized unless it is a primary expression (a
-    parenthesized expression gets one more pair: :func:`unwrap` removes exactly that)."""
-    t = unit.text(node)
-    return t if node.type in _PRIMARY else f"({t})"
-
-
-def unwrap(unit, node) -> str:
-    """Inverse of :func:`wrap`."""
-    if node.type == "parenthesized_expression":
-        inner = [c for c in node.named_children if c.type != "comment"]
-        if len(inner) == 1 and inner[0].type not in _PRIMARY:
-            return unit.text(inner[0])
-    return unit.text(node)
-
-
-def squash(text: str) -> str:
-    """Whitespace, comments and pragmas removed, except one blank between two words."""
-    text = re.sub(r"^[ \t]*#[ \t]*pragma[^\n]*$", "", text, flags=re.MULTILINE)
-    text = re.sub(r"//[^\n]*|/\*.*?\*/", " ", text, flags=re.DOTALL)
-    text = re.sub(r"(?<=\w)\s+(?=\w)", "\x00", text)
-    return re.sub(r"\s+", "", text).replace("\x00", " ")
 
 
 def pointee(site_or_unit, fn, ptr) -> tuple[str | None, str]:
@@ -140,69 +106,6 @@ def _resolved(unit, type_text: str) -> str:
     bare = norm(type_text.replace("const", ""))
     alias = typedefs(unit).get(bare)
     return f"{const}{alias[0]}" if alias is not None and not alias[1] else type_text
-
-
-def value_class(type_text: str | None, fn) -> str | None:
-    if type_text is None:
-        return None
-    t = norm(type_text.replace("const", "").replace("volatile", "").replace("std::", ""))
-    if t in _CLASSES:
-        return _CLASSES[t]
-    if any(tp.kind == "type" and tp.name == t for tp in fn.template_params):
-        return "template"
-    return None
-
-
-def define_value(unit, name: str) -> int | None:
-    """The integer value of ``#define NAME v`` / ``constexpr int NAME = v`` in the unit."""
-    src = unit.source.decode("utf-8", "replace")
-    for pat in (rf"^[ \t]*#[ \t]*define[ \t]+{re.escape(name)}[ \t]+\(?\s*(\d+)[uUlL]*\s*\)?[ \t]*$",
-                rf"\b(?:constexpr|const)\s+(?:static\s+)?(?:unsigned\s+)?(?:int|size_t|unsigned)\s+"
-                rf"{re.escape(name)}\s*=\s*(\d+)[uUlL]*\s*;"):
-        m = re.search(pat, src, re.MULTILINE)
-        if m:
-            return int(m.group(1))
-    return None
-
-
-def const_value(unit, expr: str, ctx) -> int | None:
-    """An integer contract/array expression with macros, constexpr constants and
-    ``--assume NAME==v`` values substituted; None when something stays unknown."""
-    from kltrans.syntax.contract import evaluate
-
-    env = dict(ctx.sizes)
-    for name in set(re.findall(r"[A-Za-z_]\w*", expr)):
-        if name in env or name in ("ceil_div", "min", "max"):
-            continue
-        v = define_value(unit, name)
-        if v is None:
-            return None
-        env[name] = v
-    try:
-        return evaluate(expr.replace("/", "//") if "//" not in expr else expr, env)
-    except Exception:
-        return None
-
-
-def contract_block(site, ctx):
-    """(block size as int, text, why) from the kernel's launch contract."""
-    from kltrans.syntax.contract import contracts
-
-    fn = site.function
-    try:
-        c = contracts(site.unit).get(fn.name)
-    except Exception as e:  # a malformed header
-        return None, None, str(e)
-    if c is None:
-        return None, None, (f"{fn.name} has no launch contract (`// kltrans: launch {fn.name} "
-                            "grid=... block=...`): the block size is unknown")
-    if len(c.block) != 1 and any(b.strip() != "1" for b in c.block[1:]):
-        return None, None, (f"the block of {fn.name} is ({', '.join(c.block)}): the pass "
-                            "indexes threads by threadIdx.x and needs a 1-D block")
-    v = const_value(site.unit, c.block[0], ctx)
-    return v, c.block[0], ("" if v is not None else
-                           f"block={c.block[0]} is not a known constant (give --assume "
-                           f"'{c.block[0]}==N' or --assume full_warp)")
 
 
 # ================================================================= recognizing a reduction

@@ -28,70 +28,21 @@ from kltrans.analysis.smem import shared_footprint, type_size
 from kltrans.analysis.verdict import Verdict
 from kltrans.match import Rule
 from kltrans.passes import Choice, Identifier, Pass, Precondition, option
+from kltrans.passes.rewrite import norm
 from kltrans.syntax import Edit
+from kltrans.passes.launch_facts import STATIC_SMEM, int_env, block_dims
 
 if TYPE_CHECKING:  # pragma: no cover
     from tree_sitter import Node
 
 PADS = (1, 2, 4)
 BANKS = 32  # 4-byte banks per shared-memory row
-STATIC_SMEM = 48 * 1024  # static __shared__ bytes per block, every arch
 _ATOMIC = re.compile(r"^(::)?atomic[A-Z]\w*(_block|_system)?$")
 _CVTA = {"__cvta_generic_to_shared", "__cvta_generic_to_shared_u32"}
 _BUILTIN = re.compile(r"^(threadIdx|blockIdx|blockDim|gridDim)\.([xyz])$")
 
 
-def norm(text: str) -> str:
-    return " ".join(text.split())
-
-
 # ============================================================ integer environment
-def int_env(unit) -> dict:
-    """Values of object-like macros and file-scope constants that are integer expressions."""
-    from kltrans.syntax.contract import ContractError, evaluate
-
-    env: dict = {}
-    info = unit_info(unit)
-    for _ in range(3):  # macros defined in terms of each other
-        for name, defs in info.macros.items():
-            if name in env or len(defs) != 1 or defs[0].params is not None or not defs[0].body:
-                continue
-            try:
-                env[name] = evaluate(defs[0].body, env)
-            except (ContractError, RecursionError, ValueError, SyntaxError, TypeError):
-                pass
-        for name, decls in info.globals.items():
-            if name in env or len(decls) != 1 or decls[0][2] is None:
-                continue
-            try:
-                env[name] = evaluate(unit.text(decls[0][2]), env)
-            except (ContractError, RecursionError, ValueError, SyntaxError, TypeError):
-                pass
-    return env
-
-
-def block_dims(unit, fn, ctx=None) -> "tuple[tuple[int, int, int] | None, str]":
-    """The kernel's block (x, y, z) from its launch contract, or (None, why)."""
-    from kltrans.syntax.contract import ContractError, contracts, evaluate
-
-    try:
-        c = contracts(unit).get(fn.name)
-    except ContractError as e:
-        return None, f"the launch contract does not read: {e}"
-    if c is None:
-        return None, (f"{fn.name} has no launch contract (`// kltrans: launch {fn.name} "
-                      "grid=... block=...`): the thread indices cannot be bounded")
-    env = int_env(unit)
-    env.update(getattr(ctx, "sizes", {}) or {})
-    dims = []
-    for e in c.block:
-        try:
-            dims.append(evaluate(e, env))
-        except (ContractError, RecursionError, ValueError, SyntaxError, TypeError):
-            return None, (f"block dimension `{e}` of {fn.name}'s launch contract is not a "
-                          "constant (a template parameter without a known value?)")
-    dims += [1] * (3 - len(dims))
-    return (dims[0], dims[1], dims[2]), ""
 
 
 def thread_env(block) -> dict:

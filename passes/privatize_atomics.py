@@ -20,137 +20,21 @@ from kltrans.analysis.verdict import Verdict
 from kltrans.match import Rule
 from kltrans.passes import Choice, Identifier, IntRange, OneOf, Pass, Precondition, option
 from kltrans.syntax import Edit
-from passes.block_reduce_atomic import (
-    contract_block,
-    const_value,
-    squash,
-    unwrap,
-    value_class,
-    wrap,
-)
+from kltrans.passes.launch_facts import STATIC_SMEM as SMEM_LIMIT, contract_block, const_value
+from kltrans.passes.reductions import (
+    UNSIGNED as _UNSIGNED, ZERO as _ZERO, bins_name_candidates as _bins_name_candidates, bound_of,
+    param_named as _param, squash, strip_clause as _strip, type_of as _type_of, unwrap,
+    value_class, wrap)
 from kltrans.passes.rewrite import (
     fresh_numbered as fresh, indent_of as line_indent, indent_step, inside, norm, statements)
 
 REPLICAS = (1, 2, 4, 8, 16, 32)
-SMEM_LIMIT = 48 * 1024
-_ZERO = {"int": "0", "unsigned": "0u", "ull": "0ull", "ll": "0ll"}
-_WIDTH = {"uint8_t": 8, "unsigned char": 8, "uchar": 8, "unsigned short": 16, "uint16_t": 16,
-          "unsigned short int": 16, "ushort": 16, "bool": 1}
-_UNSIGNED32 = {"unsigned", "unsigned int", "uint32_t", "uint"}
-_UNSIGNED = _UNSIGNED32 | set(_WIDTH) | {"unsigned long long", "unsigned long long int",
-                                          "size_t", "uint64_t", "unsigned long"}
 
 ANCHOR = Rule(any=(Rule(pattern="atomicAdd(&$B[$K], $V)"), Rule(pattern="atomicAdd($B + $K, $V)")),
               inside_kernel=True, constraints={"B": {"kind": "identifier"}})
 
 
 # ================================================================== facts about the site
-def _strip(node):
-    while node is not None and node.type in ("parenthesized_expression", "condition_clause"):
-        inner = [c for c in node.named_children if c.type != "comment"]
-        if len(inner) != 1:
-            break
-        node = inner[0]
-    return node
-
-
-def _param(site, name):
-    return next((p for p in site.function.params if p.name == name), None)
-
-
-def _decl_of(unit, fn, name):
-    """(type text, init node) of the one local declaration of ``name`` in ``fn``, or None."""
-    found = []
-    for n in unit.walk(fn.body):
-        if n.type != "declaration":
-            continue
-        for d in n.children_by_field_name("declarator"):
-            ident = d.child_by_field_name("declarator") if d.type == "init_declarator" else d
-            if ident is not None and ident.type == "identifier" and unit.text(ident) == name:
-                found.append((norm(unit.text(n.child_by_field_name("type"))),
-                              d.child_by_field_name("value") if d.type == "init_declarator"
-                              else None))
-    return found[0] if len(found) == 1 else None
-
-
-def _assigned(unit, fn, name) -> bool:
-    for n in unit.walk(fn.body):
-        if n.type in ("assignment_expression", "update_expression"):
-            t = n.child_by_field_name("left") or n.child_by_field_name("argument")
-            if t is not None and t.type == "identifier" and unit.text(t) == name:
-                return True
-    return False
-
-
-def _type_of(site, node) -> str | None:
-    """The declared type of an identifier / a pointer parameter's element, cast type."""
-    unit, fn = site.unit, site.function
-    node = _strip(node)
-    if node.type == "identifier":
-        p = _param(site, unit.text(node))
-        if p is not None:
-            return None if p.pointer else norm(p.base_type)
-        d = _decl_of(unit, fn, unit.text(node))
-        return d[0].replace("const ", "") if d else None
-    if node.type == "subscript_expression":
-        base = _strip(node.child_by_field_name("argument"))
-        if base is not None and base.type == "identifier":
-            p = _param(site, unit.text(base))
-            if p is not None and p.pointer == 1:
-                return norm(p.base_type)
-    if node.type == "cast_expression":
-        return norm(unit.text(node.child_by_field_name("type")))
-    return None
-
-
-def bound_of(site, node, depth=0) -> tuple[int | None, str]:
-    """(exclusive upper bound of a non-negative integer expression, why) or (None, why)."""
-    unit, fn = site.unit, site.function
-    node = _strip(node)
-    t = norm(unit.text(node))
-    if depth > 8 or node is None:
-        return None, f"`{t}`: too deep"
-    ty = _type_of(site, node)
-    tb = 1 << _WIDTH[ty] if ty in _WIDTH else None
-    if node.type == "number_literal":
-        m = re.fullmatch(r"(0[xX][0-9a-fA-F]+|\d+)[uUlL]*", t)
-        return (int(m.group(1), 0) + 1, f"{t} is a constant") if m else (None, f"`{t}`")
-    if node.type == "identifier" and _param(site, t) is None:
-        d = _decl_of(unit, fn, t)
-        if d is not None and d[1] is not None and not _assigned(unit, fn, t):
-            b, why = bound_of(site, d[1], depth + 1)
-            if b is not None and (tb is None or b <= tb):
-                return b, f"{t} = {norm(unit.text(d[1]))}: {why}"
-    if tb is not None:
-        return tb, f"`{t}` is a {ty} (< {tb})"
-    if node.type == "cast_expression":
-        inner = node.child_by_field_name("value")
-        b, why = bound_of(site, inner, depth + 1)
-        if b is not None:
-            return b, why
-    if node.type == "binary_expression":
-        op = unit.text(node.child_by_field_name("operator"))
-        left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
-        rv = re.fullmatch(r"\(?\s*(0[xX][0-9a-fA-F]+|\d+)[uUlL]*\s*\)?", unit.text(right).strip())
-        k = int(rv.group(1), 0) if rv else None
-        if op == "&" and k is not None:
-            return k + 1, f"`{t}` is masked with {unit.text(right).strip()}"
-        if op == "&":
-            lv = re.fullmatch(r"(0[xX][0-9a-fA-F]+|\d+)[uUlL]*", unit.text(left).strip())
-            if lv:
-                return int(lv.group(1), 0) + 1, f"`{t}` is masked"
-        lty = _type_of(site, left)
-        if op == ">>" and k is not None and lty in _UNSIGNED32:
-            return 1 << max(0, 32 - k), f"`{t}` shifts a 32-bit unsigned right by {k}"
-        if op == "%" and k is not None and lty in _UNSIGNED:
-            return k, f"`{t}` is an unsigned value modulo {k}"
-        if op == ">>" and k is not None:
-            b, why = bound_of(site, left, depth + 1)
-            if b is not None:
-                return max(1, b >> k), why
-    return None, f"nothing bounds `{t}`"
-
-
 def _guard_bound(site, k_text, ctx) -> tuple[int | None, str | None, str]:
     """(bound, bound text, why) from an enclosing `if (K < X)` (K unsigned or K >= 0 too)."""
     unit = site.unit
@@ -178,21 +62,6 @@ def _guard_bound(site, k_text, ctx) -> tuple[int | None, str | None, str]:
             if v is not None:
                 return v, x, f"`if ({p})` guards the update"
     return None, None, ""
-
-
-def _bins_name_candidates(site):
-    unit, fn = site.unit, site.function
-    out = []
-    for tp in fn.template_params:
-        if tp.kind == "value" and tp.name and re.search(r"bin", tp.name, re.I):
-            out.append(tp.name)
-    src = unit.source.decode("utf-8", "replace")
-    for m in re.finditer(r"^[ \t]*#[ \t]*define[ \t]+(\w*[Bb][Ii][Nn]\w*)[ \t]+\S", src, re.M):
-        out.append(m.group(1))
-    for m in re.finditer(r"\bconstexpr\s+(?:static\s+)?(?:unsigned\s+)?(?:int|unsigned)\s+"
-                         r"(\w*[Bb][Ii][Nn]\w*)\s*=", src):
-        out.append(m.group(1))
-    return list(dict.fromkeys(out))
 
 
 def bins_of(site, ctx) -> tuple[str | None, int | None, str]:

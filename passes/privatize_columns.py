@@ -25,9 +25,10 @@ from kltrans.analysis.verdict import Verdict
 from kltrans.match import Rule
 from kltrans.passes import Bool, Choice, Identifier, IntRange, OneOf, Pass, Precondition, option
 from kltrans.syntax import Edit
-from passes.block_reduce_atomic import const_value, contract_block, value_class
+from kltrans.passes.launch_facts import STATIC_SMEM as SMEM_LIMIT, const_value, contract_block
+from kltrans.passes.reductions import (
+    ZERO as _ZERO, bins_name_candidates as _bins_name_candidates, bound_of, value_class)
 from kltrans.passes.rewrite import indent_of as line_indent, indent_step, inside, norm, statements
-from passes.privatize_atomics import _ZERO, SMEM_LIMIT, _bins_name_candidates, bound_of
 
 LANES = 32
 SHIFT = 5

@@ -16,7 +16,8 @@ from kltrans.syntax import Edit
 from kltrans.passes.rewrite import (
     fresh_numbered as fresh, indent_of as line_indent, indent_step, shift, splice, statements,
     unshift)
-from passes.pad_smem import STATIC_SMEM, block_dims, int_env, norm
+from kltrans.passes.launch_facts import STATIC_SMEM, block_dims, int_env
+from kltrans.passes.rewrite import norm
 
 TILES = (8, 16, 32)
 ZERO = {"float": "0.0f", "double": "0.0", "int": "0"}

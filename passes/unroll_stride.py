@@ -26,7 +26,8 @@ from kltrans.match.pattern import Pattern
 from kltrans.match.predicates import pure
 from kltrans.passes import Bool, Identifier, IntRange, OneOf, Pass, Precondition, option
 from kltrans.syntax import Edit
-from passes.block_reduce_atomic import define_value, squash
+from kltrans.passes.launch_facts import define_value
+from kltrans.passes.reductions import squash
 from kltrans.passes.guard import int_width as _width
 from kltrans.passes.rewrite import indent_of as line_indent, norm, shift, statements, used_names
 

@@ -384,7 +384,7 @@ def _o_read_only(site, ctx) -> Verdict:
 
 
 def _o_block(site, ctx) -> Verdict:
-    from passes.block_reduce_atomic import const_value
+    from kltrans.passes.launch_facts import const_value
 
     c, why = contract_of(site)
     if c is None:

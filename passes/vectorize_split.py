@@ -25,7 +25,7 @@ from kltrans.match.pattern import Pattern
 from kltrans.match.predicates import pure
 from kltrans.passes import Bool, Choice, Identifier, IntRange, Pass, Precondition, option
 from kltrans.syntax import Edit
-from passes.block_reduce_atomic import squash, unwrap, wrap
+from kltrans.passes.reductions import squash, unwrap, wrap
 from kltrans.passes.guard import GLOBAL_INDEX, index_decl
 from kltrans.passes.rewrite import (
     contract_of, indent_of as line_indent, norm, statements, used_names)
@@ -352,7 +352,7 @@ def _o_read_only(site, ctx) -> Verdict:
 
 
 def _o_block(site, ctx) -> Verdict:
-    from passes.block_reduce_atomic import const_value
+    from kltrans.passes.launch_facts import const_value
 
     c, why = contract_of(site)
     if c is None:

@@ -1,0 +1,126 @@
+"""What passes read of a kernel's launch and of the file's integer constants.
+
+- :func:`define_value`, :func:`const_value` — an integer ``#define``/``constexpr``, and a
+  contract or array expression with those and the context's ``--assume NAME==v`` values
+  substituted; :func:`contract_block` — the 1-D block size of the site's launch contract
+  (these were ``passes/block_reduce_atomic.py``'s);
+- :data:`STATIC_SMEM` — the static ``__shared__`` bytes a block may declare;
+  :func:`int_env` — the values of the file's integer macros and file-scope constants;
+  :func:`block_dims` — the block (x, y, z) of a kernel's launch contract (these were
+  ``passes/pad_smem.py``'s);
+
+They were defined by the catalogue modules named above and imported from there by
+others; the engine holds them so that passes do not import each other.
+
+Layering: the pass engine (imports :mod:`kltrans.syntax` and :mod:`kltrans.analysis`).
+"""
+
+from __future__ import annotations
+
+import re
+
+from kltrans.analysis.affine import unit_info
+
+# ========================================================== constants (block_reduce_atomic)
+def define_value(unit, name: str) -> int | None:
+    """The integer value of ``#define NAME v`` / ``constexpr int NAME = v`` in the unit."""
+    src = unit.source.decode("utf-8", "replace")
+    for pat in (rf"^[ \t]*#[ \t]*define[ \t]+{re.escape(name)}[ \t]+\(?\s*(\d+)[uUlL]*\s*\)?[ \t]*$",
+                rf"\b(?:constexpr|const)\s+(?:static\s+)?(?:unsigned\s+)?(?:int|size_t|unsigned)\s+"
+                rf"{re.escape(name)}\s*=\s*(\d+)[uUlL]*\s*;"):
+        m = re.search(pat, src, re.MULTILINE)
+        if m:
+            return int(m.group(1))
+    return None
+
+
+def const_value(unit, expr: str, ctx) -> int | None:
+    """An integer contract/array expression with macros, constexpr constants and
+    ``--assume NAME==v`` values substituted; None when something stays unknown."""
+    from kltrans.syntax.contract import evaluate
+
+    env = dict(ctx.sizes)
+    for name in set(re.findall(r"[A-Za-z_]\w*", expr)):
+        if name in env or name in ("ceil_div", "min", "max"):
+            continue
+        v = define_value(unit, name)
+        if v is None:
+            return None
+        env[name] = v
+    try:
+        return evaluate(expr.replace("/", "//") if "//" not in expr else expr, env)
+    except Exception:
+        return None
+
+
+def contract_block(site, ctx):
+    """(block size as int, text, why) from the kernel's launch contract."""
+    from kltrans.syntax.contract import contracts
+
+    fn = site.function
+    try:
+        c = contracts(site.unit).get(fn.name)
+    except Exception as e:  # a malformed header
+        return None, None, str(e)
+    if c is None:
+        return None, None, (f"{fn.name} has no launch contract (`// kltrans: launch {fn.name} "
+                            "grid=... block=...`): the block size is unknown")
+    if len(c.block) != 1 and any(b.strip() != "1" for b in c.block[1:]):
+        return None, None, (f"the block of {fn.name} is ({', '.join(c.block)}): the pass "
+                            "indexes threads by threadIdx.x and needs a 1-D block")
+    v = const_value(site.unit, c.block[0], ctx)
+    return v, c.block[0], ("" if v is not None else
+                           f"block={c.block[0]} is not a known constant (give --assume "
+                           f"'{c.block[0]}==N' or --assume full_warp)")
+
+
+# ==================================================== block and shared memory (pad_smem)
+STATIC_SMEM = 48 * 1024  # static __shared__ bytes per block, every arch
+
+
+def int_env(unit) -> dict:
+    """Values of object-like macros and file-scope constants that are integer expressions."""
+    from kltrans.syntax.contract import ContractError, evaluate
+
+    env: dict = {}
+    info = unit_info(unit)
+    for _ in range(3):  # macros defined in terms of each other
+        for name, defs in info.macros.items():
+            if name in env or len(defs) != 1 or defs[0].params is not None or not defs[0].body:
+                continue
+            try:
+                env[name] = evaluate(defs[0].body, env)
+            except (ContractError, RecursionError, ValueError, SyntaxError, TypeError):
+                pass
+        for name, decls in info.globals.items():
+            if name in env or len(decls) != 1 or decls[0][2] is None:
+                continue
+            try:
+                env[name] = evaluate(unit.text(decls[0][2]), env)
+            except (ContractError, RecursionError, ValueError, SyntaxError, TypeError):
+                pass
+    return env
+
+
+def block_dims(unit, fn, ctx=None) -> "tuple[tuple[int, int, int] | None, str]":
+    """The kernel's block (x, y, z) from its launch contract, or (None, why)."""
+    from kltrans.syntax.contract import ContractError, contracts, evaluate
+
+    try:
+        c = contracts(unit).get(fn.name)
+    except ContractError as e:
+        return None, f"the launch contract does not read: {e}"
+    if c is None:
+        return None, (f"{fn.name} has no launch contract (`// kltrans: launch {fn.name} "
+                      "grid=... block=...`): the thread indices cannot be bounded")
+    env = int_env(unit)
+    env.update(getattr(ctx, "sizes", {}) or {})
+    dims = []
+    for e in c.block:
+        try:
+            dims.append(evaluate(e, env))
+        except (ContractError, RecursionError, ValueError, SyntaxError, TypeError):
+            return None, (f"block dimension `{e}` of {fn.name}'s launch contract is not a "
+                          "constant (a template parameter without a known value?)")
+    dims += [1] * (3 - len(dims))
+    return (dims[0], dims[1], dims[2]), ""
