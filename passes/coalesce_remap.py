@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from kltrans.analysis.affine import THREAD_SYMBOLS, Affine, _element_address, _Eval, affine_of
+from kltrans.analysis.affine import THREAD_SYMBOLS, Affine, element_address, Evaluator, affine_of
 from kltrans.analysis.barriers import barrier_calls, barriers
 from kltrans.analysis.loops import assigned_in
 from kltrans.analysis.pointers import may_alias
@@ -31,25 +31,15 @@ from kltrans.passes.manager import SkipSite
 from kltrans.syntax import Edit
 from kltrans.passes.guard import GLOBAL_INDEX, int_width as _width, builtin, check_contract
 from kltrans.passes.rewrite import declared_names, inside, statements
-from passes.row_per_warp import (
-    _FLOATS,
-    _INTS,
-    _base_param,
-    _compact,
-    _decl_items,
-    _decl_type,
-    _expr_of,
-    _line,
-    _mentions,
-    _num,
-    _pure,
-    _reduction,
-    _snip,
-    _strip,
-    _thread_dep,
-    _IDEMPOTENT,
-    _IDENTITY,
-)
+from kltrans.passes.expr_facts import (
+    FLOAT_TYPES as _FLOATS, INT_TYPES as _INTS, base_param as _base_param,
+    decl_items as _decl_items, decl_type as _decl_type, mentions as _mentions,
+    number_value as _num, side_effect_free as _pure, per_thread_sources as _thread_dep)
+from kltrans.passes.token_forms import compact as _compact, line_of as _line, snippet as _snip
+from kltrans.passes.vector_facts import expr_of as _expr_of
+from kltrans.passes.reductions import (
+    reduction_of as _reduction, IDEMPOTENT_OPS as _IDEMPOTENT, OP_IDENTITY as _IDENTITY)
+from kltrans.analysis.affine import strip_parens as _strip
 
 _BID = Affine.sym("blockIdx.x")
 _BDIM = Affine.sym("blockDim.x")
@@ -286,7 +276,7 @@ def _check_body(ch: Chunk, site, rest):
 
     def addr(sub):
         try:
-            return _element_address(unit, sub, _Eval(unit, env))[0]
+            return element_address(unit, sub, Evaluator(unit, env))[0]
         except Exception:
             return None
 

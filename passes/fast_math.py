@@ -98,14 +98,14 @@ def _classify(type_text: str, unit=None, depth: int = 0) -> str | None:
 
 def _declared(unit, ident) -> tuple[str | None, int, str]:
     """(type class, pointer/array levels, why unknown) of the variable ``ident`` names."""
-    from kltrans.analysis.affine import _macro_expr, resolve_name, unit_info
+    from kltrans.analysis.affine import macro_expr, resolve_name, unit_info
 
     name = unit.text(ident)
     main = unit._cache.get("kltrans.fast_math.main")
     if main is not None:
         # an identifier inside a macro body (parsed on its own): another macro of the file
         m = unit_info(main[0]).macro(name, main[1])
-        got = _macro_expr(main[0], m) if m is not None and m.params is None else None
+        got = macro_expr(main[0], m) if m is not None and m.params is None else None
         if got is None or main[2] > 16:
             return None, 0, f"{name} in a macro body is not a macro of the file"
         got[0]._cache["kltrans.fast_math.main"] = (main[0], main[1], main[2] + 1)
@@ -124,7 +124,7 @@ def _declared(unit, ident) -> tuple[str | None, int, str]:
         return None, 0, f"{name} is a template parameter"
     if b.kind == "macro":
         m = unit_info(unit).macro(name, ident.start_byte)
-        got = _macro_expr(unit, m) if m is not None and m.params is None else None
+        got = macro_expr(unit, m) if m is not None and m.params is None else None
         if got is None:
             return None, 0, f"macro {name} is not an expression"
         sub, expr = got
@@ -201,7 +201,7 @@ def _combine(a: str | None, b: str | None) -> str | None:
 def _expr_type(unit, node, depth: int = 0) -> str | None:
     """'float', 'double', 'int', 'pointer', 'other' or None (unknown) for an expression's
     value."""
-    from kltrans.analysis.affine import _builtin_name, strip_parens
+    from kltrans.analysis.affine import builtin_name, strip_parens
 
     node = strip_parens(node)
     if node is None or depth > 40:
@@ -219,7 +219,7 @@ def _expr_type(unit, node, depth: int = 0) -> str | None:
         cls, lv, _ = _declared(unit, node)
         return cls if lv == 0 else "pointer"
     if t == "field_expression":
-        if _builtin_name(unit, node) is not None:
+        if builtin_name(unit, node) is not None:
             return "int"
         arg = node.child_by_field_name("argument")
         op = node.child_by_field_name("operator")

@@ -37,8 +37,8 @@ from kltrans.match import Rule
 from kltrans.passes import Identifier, IntRange, Pass, Precondition, option
 from kltrans.syntax import Edit
 from kltrans.passes.rewrite import contract_of, header_expr, used_names
-from passes.row_per_warp import _GROUP_GRID, _unparen
-from kltrans.passes.token_forms import indent, line_start, template_regex
+from kltrans.passes.launch_facts import GROUP_GRID as _GROUP_GRID
+from kltrans.passes.token_forms import indent, line_start, template_regex, unparen as _unparen
 from kltrans.passes.rewrite import token_text as norm
 
 GROUPED = """\

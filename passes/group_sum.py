@@ -619,7 +619,7 @@ def _uniform(site, node) -> Verdict:
     the thread, and every earlier ``return`` sits under a thread-independent ``if`` whose
     branch ends in ``return`` (the threads that take it all leave) or is taken by no
     thread that reaches ``node``."""
-    from passes.merge_row_stats import _thread_dependent
+    from kltrans.passes.expr_facts import text_thread_dependent as _thread_dependent
 
     unit, fn = site.unit, site.function
     body = fn.node.child_by_field_name("body")

@@ -237,7 +237,7 @@ class _Memory:
     def stores(self, region):
         """(node, objects or None, description) for every write to memory in ``region``."""
         from kltrans.analysis.barriers import call_name, is_builtin_call
-        from kltrans.analysis.pointers import _ATOMICS, _OUT_PARAMS, _STORES, _written_positions
+        from kltrans.analysis.pointers import ATOMICS, OUT_PARAMS, STORES, written_positions
         from kltrans.analysis.affine import unit_info
 
         u = self.unit
@@ -260,13 +260,13 @@ class _Memory:
                 args = n.child_by_field_name("arguments")
                 argl = [a for a in args.named_children if a.type != "comment"] if args else []
                 base = name.split("_block")[0].split("_system")[0]
-                if base in _ATOMICS or name in _STORES or name.startswith("atomic"):
+                if base in ATOMICS or name in STORES or name.startswith("atomic"):
                     if argl:
                         out.append((n, self.of(argl[0]), "atomic" if name.startswith("atomic")
                                     else "store"))
                     continue
-                if name in _OUT_PARAMS:
-                    for i in _OUT_PARAMS[name]:
+                if name in OUT_PARAMS:
+                    for i in OUT_PARAMS[name]:
                         if i < len(argl):
                             out.append((n, self.of(argl[i]), "store"))
                     continue
@@ -277,7 +277,7 @@ class _Memory:
                         objs = self.of(a)
                         if not objs and objs is not None:
                             continue
-                        ws = [_written_positions(u, c, set()).get(i, False) for c in callees]
+                        ws = [written_positions(u, c, set()).get(i, False) for c in callees]
                         if any(w is True for w in ws) or any(w is None for w in ws):
                             out.append((n, objs, "call"))
                     continue

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from itertools import product
 
 from kltrans.analysis.verdict import Verdict
 from kltrans.match import Rule
@@ -21,6 +20,7 @@ from kltrans.passes import Choice, Identifier, IntRange, OneOf, Pass, Preconditi
 from kltrans.passes.facts import arch_number
 from kltrans.passes.options import Domain, DomainError
 from kltrans.syntax import Edit
+from kltrans.passes.launch_facts import expr_values as _values
 
 MAX_THREADS_PER_BLOCK = 1024  # every architecture since sm_20
 REGISTERS_PER_SM = 65536  # sm_50 .. sm_120
@@ -84,82 +84,6 @@ def _lb_node(site):
 def _int(text: str) -> int | None:
     m = _INT.match(text.strip())
     return int(m.group(1), 0) if m else None
-
-
-def _env(site, sizes) -> dict:
-    """Integer values the contract expressions may name: --assume n==v, object-like
-    macros and file-scope constants that are integer literals (or expressions of them)."""
-    from kltrans.analysis.affine import unit_info
-    from kltrans.syntax.contract import ContractError, evaluate
-
-    env: dict = {}
-    info = unit_info(site.unit)
-    for name, defs in info.macros.items():
-        if len(defs) == 1 and defs[0].params is None and defs[0].body:
-            try:
-                env[name] = evaluate(defs[0].body, {})
-            except (ContractError, RecursionError, ValueError):
-                pass
-    for name, decls in info.globals.items():
-        if len(decls) == 1 and decls[0][2] is not None:
-            try:
-                env[name] = evaluate(site.unit.text(decls[0][2]), env)
-            except (ContractError, RecursionError, ValueError):
-                pass
-    env.update(sizes)
-    return env
-
-
-def _template_values(site, name: str) -> list[int]:
-    """Values of the kernel's template parameter ``name`` in the unit's explicit
-    instantiations (``template __global__ void k<float, 256>(...)``) and launches
-    (``k<float, 256><<<g, b>>>(...)``)."""
-    from kltrans.syntax.contract import ContractError, evaluate
-
-    fn = site.function
-    pos = next((i for i, t in enumerate(fn.template_params) if t.name == name), None)
-    if pos is None:
-        return []
-    unit = site.unit
-    env = _env(site, {})
-    out = []
-    for n in unit.nodes_of_type("template_function"):
-        if fn.node.start_byte <= n.start_byte < fn.node.end_byte:
-            continue
-        nm = n.child_by_field_name("name")
-        args = n.child_by_field_name("arguments")
-        if nm is None or args is None or unit.text(nm).split("::")[-1] != fn.name:
-            continue
-        al = [a for a in args.named_children if a.type != "comment"]
-        if pos < len(al):
-            try:
-                out.append(evaluate(unit.text(al[pos]), env))
-            except (ContractError, RecursionError, ValueError):
-                pass
-    return sorted(set(out))
-
-
-def _values(site, ctx, expr: str) -> tuple[list[int] | None, str]:
-    """Every value ``expr`` can take (template parameters over their instantiations),
-    or (None, why) when some name in it has no known value."""
-    from kltrans.syntax.contract import ContractError, evaluate
-
-    env = _env(site, ctx.sizes)
-    names = sorted(set(re.findall(r"[A-Za-z_]\w*", expr)) - {"ceil_div", "CEIL_DIV", "min", "max"}
-                   - set(env))
-    choices = []
-    for nm in names:
-        vals = _template_values(site, nm)
-        if not vals:
-            return None, nm
-        choices.append(vals)
-    out = set()
-    for combo in product(*choices):
-        try:
-            out.add(evaluate(expr, {**env, **dict(zip(names, combo))}))
-        except (ContractError, RecursionError, ValueError) as e:
-            return None, str(e)
-    return sorted(out), ""
 
 
 def _contract(site):

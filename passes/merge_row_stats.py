@@ -19,11 +19,12 @@ from kltrans.match import Rule
 from kltrans.passes import Bool, Identifier, Pass, Precondition, option
 from kltrans.syntax import Edit
 from kltrans.passes.vector_facts import declaration as _declaration, root as _root
-from kltrans.passes.helper_forms import ADD1, SCALAR, FOLD_EXPRS as _EXPRS
+from kltrans.passes.helper_forms import ADD1, FOLD_EXPRS as _EXPRS, GROUP, SCALAR, group_merge_names
 from kltrans.passes.token_forms import (
     helper_is as _helper_is, calls_of, delete_definition, device_function, indent,
     line_start, template_regex, with_comments)
 from kltrans.passes.rewrite import token_text as norm
+from kltrans.passes.expr_facts import text_thread_dependent as _thread_dependent
 
 # the pair merge and the group merge helpers, as the fast form has them
 PAIR = """\
@@ -37,33 +38,6 @@ __device__ __forceinline__ void {pair}(float& m, float& s, float om, float os)
     s = a + b;
 }}"""
 
-GROUP = """\
-// merge (m, s) over the G threads of a row group; every thread gets the row's pair.
-// Called by every thread of the block (it may hold a barrier).
-__device__ __forceinline__ void {merge}(float& m, float& s, int G, float* red_m,
-                                                float* red_s)
-{{
-{pragma}    for (int off = 16; off > 0; off >>= 1) {{
-        const float om = __shfl_xor_sync(0xffffffffu, m, off);
-        const float os = __shfl_xor_sync(0xffffffffu, s, off);
-        {pair}(m, s, om, os);
-    }}
-    if (G > 32) {{  // uniform over the block: G depends on cols only
-        const int warp = threadIdx.x >> 5;
-        if ((threadIdx.x & 31) == 0) {{
-            red_m[warp] = m;
-            red_s[warp] = s;
-        }}
-        __syncthreads();
-        const int W = G >> 5;
-        const int first = (warp / W) * W;
-        m = red_m[first];
-        s = red_s[first];
-        for (int w = 1; w < W; ++w) {{
-            {pair}(m, s, red_m[first + w], red_s[first + w]);
-        }}
-    }}
-}}"""
 
 CALL = "{merge}({m}, {s}, {G}, {red_m}, {red_s});"
 
@@ -85,23 +59,6 @@ def _stmts(node):
     return [c for c in node.named_children if c.type != "comment"]
 
 
-def group_merge_names(unit, merge: str) -> "dict | None":
-    """The names in the device function ``merge`` when it is the group merge helper this
-    module writes (GROUP, with or without its ``#pragma unroll``: ``pragma`` says which),
-    else None. smem-reduce's whole-first precondition asks it too."""
-    fn = device_function(unit, merge)
-    if fn is None:
-        return None
-    text = norm(unit.text(fn))
-    for pragma in ("#pragma unroll\n", ""):
-        m = template_regex(GROUP.replace("{pragma}", pragma)).fullmatch(text)
-        if m is not None and m.group("merge") == merge:
-            d = m.groupdict()
-            d["pragma"] = bool(pragma)
-            return d
-    return None
-
-
 def _fold(unit, fn_node):
     """(add1, xr, n) of the kernel's scalar online fold loop, or None."""
     for loop in unit.nodes_of_type("for_statement", within=fn_node):
@@ -118,22 +75,6 @@ def _shared_decls(unit, fn_node, names):
     if norm(unit.text(st[0]) + unit.text(st[1])) == norm(SHARED.format(**names)):
         return st[0], st[1]
     return None
-
-
-def _thread_dependent(unit, fn, text: str, before: int, depth: int = 0) -> bool:
-    if re.search(r"\bthreadIdx\b|\blaneid\b", text):
-        return True
-    if depth > 6:
-        return True
-    for name in set(re.findall(r"[A-Za-z_]\w*", text)):
-        got = _declaration(unit, fn, name, before)
-        if got is None or got[0].type == "parameter_declaration":
-            continue
-        if got[1] is None:
-            return True  # assigned later: unknown
-        if _thread_dependent(unit, fn, unit.text(got[1]), got[0].start_byte, depth + 1):
-            return True
-    return False
 
 
 def _uniform(site, node) -> Verdict:

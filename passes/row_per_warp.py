@@ -32,13 +32,11 @@ import re
 from dataclasses import dataclass, field
 
 from kltrans.analysis.affine import (
-    BLOCK_SYMBOLS,
     THREAD_SYMBOLS,
     Affine,
-    _element_address,
-    _Eval,
+    element_address,
+    Evaluator,
     affine_of,
-    sources,
 )
 from kltrans.analysis.barriers import barrier_calls, barriers
 from kltrans.analysis.loops import assigned_in
@@ -53,166 +51,35 @@ from kltrans.analysis.affine import strip_parens as _strip
 from kltrans.passes.guard import GLOBAL_INDEX, builtin, index_decl
 from kltrans.passes.rewrite import (
     contract_of, header_expr, indent_of as line_indent, inside, int_text, norm, statements,
-    unwrap, used_names)
+    used_names)
+from kltrans.passes.token_forms import (
+    line_of as _line, snippet as _snip, compact as _compact, unparen as _unparen)
+from kltrans.passes.vector_facts import expr_of as _expr_of
+from kltrans.passes.expr_facts import (
+    FLOAT_TYPES as _FLOATS, INT_TYPES as _INTS, PER_THREAD_SOURCES as _PER_THREAD,
+    PURE_CALLS as _PURE_CALLS, base_param as _base_param, decl_items as _decl_items,
+    decl_type as _decl_type, identifiers as _idents, mentions as _mentions,
+    number_value as _num, per_thread_sources as _thread_dep, side_effect_free as _pure)
+from kltrans.passes.reductions import (
+    FOLD_FUNCS as _FUNCS, IDEMPOTENT_OPS as _IDEMPOTENT, OP_IDENTITY as _IDENTITY,
+    Reduction, reduction_of as _reduction)
+from kltrans.passes.launch_facts import GROUP_GRID as _GROUP_GRID
 
 WARP = 32
 GROUPS = (32, "cols")
 LANES = ("lane", "ln", "lane_id", "l")
 OFFSETS = ("off", "offset", "o", "sh")
-_GRID_SYMBOLS = frozenset(f"gridDim.{c}" for c in "xyz")
-_PER_THREAD = THREAD_SYMBOLS | BLOCK_SYMBOLS | _GRID_SYMBOLS | {"?"}
 
-#: side-effect-free calls a map or reduction body may make (math, conversions, loads)
-_PURE_CALLS = {
-    "min", "max", "fminf", "fmaxf", "fmin", "fmax", "abs", "fabs", "fabsf", "sqrt", "sqrtf",
-    "rsqrt", "rsqrtf", "exp", "expf", "__expf", "exp2f", "log", "logf", "__logf", "log2f",
-    "tanh", "tanhf", "sinf", "cosf", "__sinf", "__cosf", "powf", "__powf", "erff", "erf",
-    "fmaf", "fma", "__fdividef", "__frcp_rn", "__fmul_rn", "__fadd_rn", "__ldg", "__ldcs",
-    "__ldca", "__ldcg", "__float2half", "__half2float", "__bfloat162float", "__float2bfloat16",
-    "__float2bfloat16_rn", "__int2float_rn", "__float2int_rn", "floorf", "ceilf", "roundf",
-    "truncf", "copysignf", "isnan", "isinf", "static_cast"}
-#: reduction operators: compound assignment -> operator, and two-argument functions
-_COMPOUND = {"+=": "+", "*=": "*", "|=": "|", "&=": "&"}
-_BINARY = {"+": "+", "*": "*", "|": "|", "&": "&"}
-_FUNCS = {"fmaxf", "fminf", "fmax", "fmin", "max", "min"}
-_IDEMPOTENT = {"|", "&"} | _FUNCS
-_IDENTITY = {"+": 0, "*": 1}
-_FLOATS = {"float", "double"}
-_INTS = {"int", "size_t", "ptrdiff_t", "unsigned", "unsigned int", "long", "long long", "unsigned long",
-         "unsigned long long", "int32_t", "uint32_t", "int64_t", "uint64_t"}
 _LOOPS = ("for_statement", "while_statement", "do_statement", "for_range_loop")
 _INCR = {"pre": "++{c}", "post": "{c}++", "add": "{c} += 1"}
 
 
 # ==================================================================== small helpers
-def _line(unit, node) -> int:
-    return unit.line_col(node.start_byte)[0]
-
-
-def _snip(unit, node, k: int = 60) -> str:
-    t = norm(unit.text(node))
-    return t if len(t) <= k else t[:k - 3] + "..."
-
-
-def _pure(unit, node) -> bool:
-    """No assignments, increments or calls other than known side-effect-free ones."""
-    for n in unit.walk(node):
-        if n.type in ("assignment_expression", "update_expression", "new_expression",
-                      "delete_expression"):
-            return False
-        if n.type == "call_expression":
-            f = n.child_by_field_name("function")
-            name = unit.text(f) if f is not None else ""
-            name = re.sub(r"<.*>$", "", name).split("::")[-1]
-            if name not in _PURE_CALLS:
-                return False
-    return True
-
-
-def _thread_dep(unit, node) -> frozenset:
-    return frozenset(sources(unit, node)) & _PER_THREAD
-
-
-def _idents(unit, node):
-    return [n for n in unit.walk(node) if n.type == "identifier"]
-
-
-def _mentions(unit, node, name: str) -> list:
-    return [n for n in _idents(unit, node) if unit.text(n) == name]
-
-
-def _decl_type(unit, decl) -> str:
-    ty = decl.child_by_field_name("type")
-    return norm(unit.text(ty)) if ty is not None else ""
-
-
-def _decl_items(unit, decl):
-    """(name, declarator, value or None) of each variable a declaration declares."""
-    from kltrans.passes.rewrite import declarator_ident as _declarator_ident
-
-    out = []
-    for d in decl.children_by_field_name("declarator"):
-        ident = _declarator_ident(d)
-        if ident is None:
-            continue
-        value = d.child_by_field_name("value") if d.type == "init_declarator" else None
-        out.append((unit.text(ident), d, value))
-    return out
-
-
 def _has_array(unit, decl) -> bool:
     return any(n.type == "array_declarator" for n in unit.walk(decl))
 
 
-def _expr_of(stmt):
-    if stmt.type != "expression_statement":
-        return None
-    inner = [c for c in stmt.named_children if c.type != "comment"]
-    return inner[0] if len(inner) == 1 else None
-
-
-def _num(unit, node) -> float | None:
-    node = _strip(node)
-    if node is None:
-        return None
-    t = unit.text(node).strip()
-    if node.type == "cast_expression":
-        return _num(unit, node.child_by_field_name("value"))
-    m = re.fullmatch(r"([0-9]+\.?[0-9]*(?:[eE][-+]?[0-9]+)?|\.[0-9]+)[fFuUlL]*", t)
-    return float(m.group(1)) if m else None
-
-
 # ======================================================================= reductions
-@dataclass
-class Reduction:
-    var: str
-    op: str  # "+", "*", "|", "&" or a function name (fmaxf, max, ...)
-    stmt: object  # the expression statement
-    rhs: object  # E
-
-
-def _reduction(unit, expr, var: str) -> "Reduction | str":
-    """The reduction ``var op= E`` (or ``var = var op E``, ``var = f(var, E)``), or why not."""
-    op_node = expr.child_by_field_name("operator")
-    op = unit.text(op_node) if op_node is not None else "="
-    right = expr.child_by_field_name("right")
-    stmt = expr.parent
-    if op in _COMPOUND:
-        e = right
-        kind = _COMPOUND[op]
-    elif op == "=":
-        r = _strip(right)
-        kind = e = None
-        if r.type == "binary_expression":
-            bop = unit.text(r.child_by_field_name("operator"))
-            a, b = r.child_by_field_name("left"), r.child_by_field_name("right")
-            if bop in _BINARY:
-                for x, y in ((a, b), (b, a)):
-                    sx = _strip(x)
-                    if sx.type == "identifier" and unit.text(sx) == var:
-                        kind, e = _BINARY[bop], y
-                        break
-        elif r.type == "call_expression":
-            f = r.child_by_field_name("function")
-            args = [c for c in r.child_by_field_name("arguments").named_children
-                    if c.type != "comment"]
-            if f is not None and unit.text(f) in _FUNCS and len(args) == 2:
-                for x, y in ((args[0], args[1]), (args[1], args[0])):
-                    sx = _strip(x)
-                    if sx.type == "identifier" and unit.text(sx) == var:
-                        kind, e = unit.text(f), y
-                        break
-        if kind is None:
-            return (f"`{_snip(unit, expr)}` (line {_line(unit, expr)}) assigns the row scalar "
-                    f"{var} but is neither a map nor a reduction {var} op= E / {var} = "
-                    f"fmaxf({var}, E)")
-    else:
-        return (f"`{_snip(unit, expr)}` (line {_line(unit, expr)}): {op} is not an associative "
-                f"reduction operator (+=, *=, |=, &=, fmaxf/fminf/max/min)")
-    if _mentions(unit, e, var):
-        return (f"`{_snip(unit, expr)}` (line {_line(unit, expr)}) reads {var} inside the reduced "
-                "term")
-    return Reduction(var, kind, stmt, e)
 
 
 def _butterfly(red: Reduction, off: str) -> str:
@@ -228,11 +95,6 @@ _BFLY = re.compile(
     r"^for\(int(?P<o>\w+)=16;(?P=o)>0;(?P=o)>>=1\)(?:"
     r"(?P<v>\w+)(?P<op>[+*|&])=__shfl_xor_sync\(0xffffffff[uU]?,(?P=v),(?P=o)\);"
     r"|(?P<v2>\w+)=(?P<f>\w+)\((?P=v2),__shfl_xor_sync\(0xffffffff[uU]?,(?P=v2),(?P=o)\)\);)$")
-
-
-def _compact(text: str) -> str:
-    """The text without blanks (``int off`` reads ``intoff``: patterns allow for that)."""
-    return re.sub(r"\s+", "", text)
 
 
 def _match_butterfly(unit, stmt):
@@ -557,7 +419,7 @@ def _row_env(k):
 
 def _address(k, site, sub):
     try:
-        return _element_address(site.unit, sub, _Eval(site.unit, _row_env(k)))[0]
+        return element_address(site.unit, sub, Evaluator(site.unit, _row_env(k)))[0]
     except Exception:
         return None
 
@@ -732,33 +594,6 @@ def _check_scalars(k: RowKernel, site):
 
 
 # ----------------------------------------------------------------------- storage
-def _base_param(unit, fn, node, depth=0):
-    """The pointer parameter an expression points into, or None."""
-    node = _strip(node)
-    if node is None or depth > 12:
-        return None
-    params = {p.name for p in fn.params if p.name}
-    if node.type == "identifier":
-        nm = unit.text(node)
-        if nm in params:
-            return nm
-        for s in unit.walk(fn.body):
-            if s.type == "declaration":
-                for d_nm, _, value in _decl_items(unit, s):
-                    if d_nm == nm and value is not None and not assigned_in(unit, fn.body, nm):
-                        return _base_param(unit, fn, value, depth + 1)
-        return None
-    if node.type == "binary_expression":
-        for side in ("left", "right"):
-            got = _base_param(unit, fn, node.child_by_field_name(side), depth + 1)
-            if got is not None:
-                return got
-        return None
-    if node.type == "cast_expression":
-        return _base_param(unit, fn, node.child_by_field_name("value"), depth + 1)
-    if node.type == "subscript_expression":
-        return _base_param(unit, fn, node.child_by_field_name("argument"), depth + 1)
-    return None
 
 
 def _check_storage(k: RowKernel, site, ctx=None):
@@ -1413,14 +1248,6 @@ def _g_barrier(site, ctx) -> Verdict:
         return Verdict.no(f"warp primitive {w.name} at line {w.line}: the group's threads "
                           f"communicate")
     return Verdict.yes("no barrier or warp primitive")
-
-
-def _unparen(text: str) -> str:
-    """``text`` without blanks and without the parentheses around all of it."""
-    return re.sub(r"\s+", "", unwrap(text))
-
-
-_GROUP_GRID = re.compile(r"ceil_div\((\w+),max\(1,(\d+)/ceil_div\((\w+),(\w+)\)\)\)")
 
 
 def _g_contract(site, ctx) -> Verdict:

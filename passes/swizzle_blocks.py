@@ -20,6 +20,7 @@ from kltrans.passes.base import Site
 from kltrans.syntax import Edit, parse
 from kltrans.passes.guard import builtin
 from kltrans.passes.rewrite import indent_of as line_indent, norm
+from kltrans.passes.launch_facts import device_sites
 
 _INT_TYPES = {"int", "unsigned", "unsigned int", "long", "long long", "size_t", "int32_t",
               "int64_t", "uint32_t", "unsigned long long", "long int"}
@@ -678,42 +679,5 @@ def _delete_stmt(unit, stmt) -> Edit:
 
 # ------------------------------------------------------------------ helpers shared with
 # vector_c_update (candidates for the framework)
-def reachable_from_kernel(unit, fn, kernel) -> bool:
-    """``fn`` is the kernel named ``kernel`` or a device function it calls (transitively).
-
-    ``Pass.sites`` keeps only sites inside ``ctx.kernel`` itself; hand-written kernels
-    (corpus/sgemm/expert.cu) put their body in a ``__device__`` template the kernel calls.
-    """
-    if not kernel or fn is None:
-        return fn is not None or not kernel
-    if fn.name == kernel:
-        return True
-    funcs = {f.name: f for f in unit.kernels() + unit.device_functions()}
-    seen, todo = set(), [kernel]
-    while todo:
-        k = todo.pop()
-        if k in seen or k not in funcs:
-            continue
-        seen.add(k)
-        for c in unit.nodes_of_type("call_expression", within=funcs[k].node):
-            f = c.child_by_field_name("function")
-            name = unit.text(f).split("<")[0].strip()
-            if name == fn.name:
-                return True
-            todo.append(name)
-    return False
 
 
-def device_sites(p, unit, ctx) -> list:
-    """The anchor's matches in device code, in ``ctx.kernel`` or the functions it calls."""
-    from kltrans.syntax.cuda import enclosing_function
-
-    out = []
-    for m in p.anchor.find_all(unit):
-        fn = enclosing_function(unit, m.node)
-        if fn is None or not (fn.is_kernel or fn.is_device):
-            continue
-        if not reachable_from_kernel(unit, fn, ctx.kernel):
-            continue
-        out.append(Site(unit, m, fn, len(out) + 1, p))
-    return out

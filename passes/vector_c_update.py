@@ -22,7 +22,7 @@ from kltrans.syntax import Edit, parse
 from kltrans.syntax.cuda import enclosing_function
 from kltrans.analysis.affine import strip_parens as _strip
 from kltrans.passes.rewrite import indent_of as line_indent, norm
-from passes.swizzle_blocks import device_sites
+from kltrans.passes.launch_facts import device_sites
 
 COMPONENTS = ("x", "y", "z", "w")
 

@@ -126,14 +126,14 @@ def _coarsened(site, ctx):
     T j = i + c * blockDim.x; if (j < n) ...}``; else None. Then j takes every value of
     [0, F * grid * block) exactly once, one per (thread, c), consecutive threads on
     consecutive j: the same facts as a plain global index, one level down."""
-    from passes.coarsen import Uncoarsen
+    from kltrans.passes.registry import get_pass
 
     g = guarded(site)
     body = g.stmt.parent
     loop = body.parent if body is not None and body.type == "compound_statement" else None
     if loop is None or loop.type != "for_statement":
         return None
-    inv = Uncoarsen()
+    inv = get_pass("uncoarsen")()
     for s in inv.sites(site.unit, ctx):
         if s.node.id == loop.id and s.text("J") == g.index:
             return s if all(v.holds for _, v in inv.check(s, ctx)) else None

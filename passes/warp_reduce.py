@@ -160,7 +160,7 @@ def _template_types(site, tname: str) -> list[str]:
 
 
 def _values(site, ctx, expr: str):
-    from passes.launch_bounds import _values as lb_values
+    from kltrans.passes.launch_facts import expr_values as lb_values
 
     return lb_values(site, ctx, expr)
 
@@ -1106,7 +1106,7 @@ def _s_whole_first(site, ctx) -> Verdict:
     pass removes, and the walk would end short of naive. (``atomic-per-thread`` at an
     atomic reads the fold in any spelling with the block machine: it does not wait.)"""
     from kltrans.passes.registry import get_pass
-    from passes.merge_row_stats import group_merge_names
+    from kltrans.passes.helper_forms import group_merge_names
 
     unit, node, fn = site.unit, site.node, site.function
     if fn is not None and group_merge_names(unit, fn.name) is not None:

@@ -474,7 +474,7 @@ def _read_macro(unit: "Unit", node: "Node") -> _Macro | None:
                   node.start_byte, variadic)
 
 
-def _macro_expr(unit: "Unit", macro: _Macro) -> "tuple[Unit, Node] | None":
+def macro_expr(unit: "Unit", macro: _Macro) -> "tuple[Unit, Node] | None":
     """The macro body parsed as one expression (in a tiny unit of its own), or None."""
     c = _cache(unit).setdefault("macro_expr", {})
     key = (macro.name, macro.start)
@@ -918,7 +918,7 @@ class _Sources:
             n = stack.pop()
             t = n.type
             if t == "field_expression":
-                name = _builtin_name(unit, n)
+                name = builtin_name(unit, n)
                 if name is not None:
                     out.add(name)
                 else:
@@ -964,7 +964,7 @@ class _Sources:
         return frozenset(out)
 
     def macro_body(self, m: _Macro, site: "Node", skip=frozenset()) -> frozenset[str]:
-        got = _macro_expr(self.unit, m)
+        got = macro_expr(self.unit, m)
         if got is None:
             return frozenset({m.name}) if m.body else frozenset()
         key = ("macro", m.name, m.start, site.id)
@@ -1093,7 +1093,7 @@ class _Sources:
             self.active.pop()
 
 
-def _builtin_name(unit: "Unit", node: "Node") -> str | None:
+def builtin_name(unit: "Unit", node: "Node") -> str | None:
     """``"threadIdx.x"`` for a ``threadIdx.x`` field expression, else None."""
     if node.type != "field_expression":
         return None
@@ -1168,9 +1168,12 @@ def _c_mod(a: int, b: int) -> int:
     return a - b * _c_div(a, b)
 
 
-class _Eval:
+class Evaluator:
+    """Evaluates expression nodes of ``unit`` to :class:`Affine` forms (:meth:`ev`), the
+    names in ``env`` bound, macros expanded in small units of their own."""
+
     def __init__(self, unit: "Unit", env: Mapping[str, "Affine | int"] | None = None,
-                 outer: "_Eval | None" = None, site: "Node | None" = None,
+                 outer: "Evaluator | None" = None, site: "Node | None" = None,
                  args: Mapping[str, Affine] | None = None):
         self.unit = unit
         self.env = {k: Affine.of(v) for k, v in (env or {}).items()}
@@ -1236,7 +1239,7 @@ class _Eval:
         if t == "identifier":
             return self.ident(self.unit.text(node), node)
         if t == "field_expression":
-            name = _builtin_name(self.unit, node)
+            name = builtin_name(self.unit, node)
             if name is not None:
                 if self.outer is not None and name not in self.env:
                     return self.outer.builtin(name)
@@ -1382,7 +1385,7 @@ class _Eval:
 
     def expand(self, m: _Macro, node: "Node", args: list) -> Affine:
         key = ("macro", m.name, m.start)
-        got = _macro_expr(self._root_unit(), m)
+        got = macro_expr(self._root_unit(), m)
         if got is None or key in self.active:
             return self.opaque(node)
         bound = {}
@@ -1392,7 +1395,7 @@ class _Eval:
         try:
             sub, expr = got
             site = node if self.outer is None else self.site
-            return _Eval(sub, self.env, outer=self._root(), site=site, args=bound).ev(expr)
+            return Evaluator(sub, self.env, outer=self._root(), site=site, args=bound).ev(expr)
         except _NeedOpaque:
             if self.strict:
                 raise
@@ -1400,7 +1403,7 @@ class _Eval:
         finally:
             self.active.discard(key)
 
-    def _root(self) -> "_Eval":
+    def _root(self) -> "Evaluator":
         r = self
         while r.outer is not None:
             r = r.outer
@@ -1441,13 +1444,13 @@ class _Eval:
             if m is None or m.params is not None or not m.body:
                 return Affine.sym(name)
             key = ("macro", m.name, m.start)
-            got = _macro_expr(unit, m)
+            got = macro_expr(unit, m)
             if got is None or key in self.active:
                 return Affine.sym(name)
             self.active.add(key)
             try:
                 sub, expr = got
-                return _Eval(sub, self.env, outer=self, site=node).ev(expr)
+                return Evaluator(sub, self.env, outer=self, site=node).ev(expr)
             except _NeedOpaque:
                 return self.named_opaque(name, self._sources().ident(node, name))
             finally:
@@ -1504,7 +1507,7 @@ def affine_explain(unit: "Unit", expr_node: "Node", fn: "Function | None" = None
     if expr_node is None:
         return None, "no expression"
     try:
-        return _Eval(unit, env).ev(expr_node), None
+        return Evaluator(unit, env).ev(expr_node), None
     except NotAffine as e:
         return None, e.reason
     except RecursionError:
@@ -1676,7 +1679,7 @@ class _AddrError(Exception):
     pass
 
 
-def _base_offset(unit: "Unit", node: "Node", ev: "_Eval", depth: int = 0) -> tuple[Affine, str]:
+def _base_offset(unit: "Unit", node: "Node", ev: "Evaluator", depth: int = 0) -> tuple[Affine, str]:
     """(element offset of a pointer expression from the array it points into, element type
     note). Raises _AddrError when it cannot be followed."""
     node = _strip_parens(node)
@@ -1716,7 +1719,7 @@ def _base_offset(unit: "Unit", node: "Node", ev: "_Eval", depth: int = 0) -> tup
     if t == "pointer_expression" and unit.text(node.child_by_field_name("operator")) == "&":
         arg = _strip_parens(node.child_by_field_name("argument"))
         if arg is not None and arg.type == "subscript_expression":
-            return _element_address(unit, arg, ev, depth + 1)
+            return element_address(unit, arg, ev, depth + 1)
         if arg is not None and arg.type == "identifier":
             return Affine(), ""  # the address of a variable: its own storage
         raise _AddrError(f"cannot follow pointer `{text}`")
@@ -1735,15 +1738,15 @@ def _base_offset(unit: "Unit", node: "Node", ev: "_Eval", depth: int = 0) -> tup
             return off, "cast"
         raise _AddrError(f"`{text}` re-types a pointer that is already offset")
     if t == "subscript_expression":  # a row of a multi-dimensional array
-        return _element_address(unit, node, ev, depth + 1, row=True)
+        return element_address(unit, node, ev, depth + 1, row=True)
     srcs = ev._sources().of(node)
     if srcs & (THREAD_SYMBOLS | {UNKNOWN_DEP}):
         raise _AddrError(f"cannot follow pointer `{text}`")
     return Affine.sym(f"&({text})", srcs), ""
 
 
-def _element_address(unit: "Unit", sub: "Node", ev: "_Eval", depth: int = 0,
-                     row: bool = False) -> tuple[Affine, str]:
+def element_address(unit: "Unit", sub: "Node", ev: "Evaluator", depth: int = 0,
+                    row: bool = False) -> tuple[Affine, str]:
     """Element offset of ``a[i]...[k]`` from the start of the array ``a`` points into.
 
     ``row``: the chain is a prefix (``tile[i]`` of ``tile[i][j]``): the result counts
@@ -1775,9 +1778,9 @@ def _element_address(unit: "Unit", sub: "Node", ev: "_Eval", depth: int = 0,
 def _stride_explain(unit, index_node, symbol, fn) -> tuple[Affine | None, str | None, Affine | None]:
     sub = _subscript_of(index_node)
     if sub is not None:
-        ev = _Eval(unit)
+        ev = Evaluator(unit)
         try:
-            a = _element_address(unit, sub, ev)[0]
+            a = element_address(unit, sub, ev)[0]
         except _AddrError as e:
             return None, str(e), None
         except NotAffine as e:

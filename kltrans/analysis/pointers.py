@@ -38,16 +38,16 @@ if TYPE_CHECKING:  # pragma: no cover
     from kltrans.syntax.cuda import Function, Param
     from kltrans.syntax.unit import Unit
 
-_ATOMICS = {"atomicAdd", "atomicSub", "atomicExch", "atomicMin", "atomicMax", "atomicInc",
-            "atomicDec", "atomicCAS", "atomicAnd", "atomicOr", "atomicXor"}
+ATOMICS = {"atomicAdd", "atomicSub", "atomicExch", "atomicMin", "atomicMax", "atomicInc",
+           "atomicDec", "atomicCAS", "atomicAnd", "atomicOr", "atomicXor"}
 # builtins that write through their first argument
-_STORES = {"__stcs", "__stcg", "__stwb", "__stwt", "__stcv", "memcpy", "memset", "memmove",
-           "__pipeline_memcpy_async", "memcpy_async", "cp_async", "__builtin_memcpy",
-           "__builtin_memset", "store", "atomic_store"}
+STORES = {"__stcs", "__stcg", "__stwb", "__stwt", "__stcv", "memcpy", "memset", "memmove",
+          "__pipeline_memcpy_async", "memcpy_async", "cp_async", "__builtin_memcpy",
+          "__builtin_memset", "store", "atomic_store"}
 # builtins that write through the pointers after the first argument
-_OUT_PARAMS = {"sincos": (1, 2), "sincosf": (1, 2), "__sincosf": (1, 2), "sincospi": (1, 2),
-               "sincospif": (1, 2), "modf": (1,), "modff": (1,), "frexp": (1,), "frexpf": (1,),
-               "remquo": (2,), "remquof": (2,)}
+OUT_PARAMS = {"sincos": (1, 2), "sincosf": (1, 2), "__sincosf": (1, 2), "sincospi": (1, 2),
+              "sincospif": (1, 2), "modf": (1,), "modff": (1,), "frexp": (1,), "frexpf": (1,),
+              "remquo": (2,), "remquof": (2,)}
 _CHAR_TYPES = {"char", "unsigned char", "signed char", "int8_t", "uint8_t", "std::byte", "void",
                "uchar", "byte"}
 
@@ -189,7 +189,7 @@ class Aliases:
                     changed = True
 
 
-def _written_positions(unit: "Unit", callee: "Function", active: set) -> dict[int, bool | None]:
+def written_positions(unit: "Unit", callee: "Function", active: set) -> dict[int, bool | None]:
     """For a device function: parameter position -> written (True/False/None)."""
     key = callee.node.id
     c = _cache(unit).setdefault("written_positions", {})
@@ -248,12 +248,12 @@ def _pointer_params(unit: "Unit", fn: "Function", active: set) -> list[PointerPa
                                                 "bit_cast"):
                 continue
             base_name = name.split("_block")[0].split("_system")[0]
-            if base_name in _ATOMICS or name in _STORES or name.startswith("atomic"):
+            if base_name in ATOMICS or name in STORES or name.startswith("atomic"):
                 if argl:
                     add(writes, al.bases(argl[0]), n)
                 continue  # the other arguments are values or read-only sources
-            if name in _OUT_PARAMS:
-                for i in _OUT_PARAMS[name]:
+            if name in OUT_PARAMS:
+                for i in OUT_PARAMS[name]:
                     if i < len(argl):
                         add(writes, al.bases(argl[i]), n)
                 continue
@@ -264,7 +264,7 @@ def _pointer_params(unit: "Unit", fn: "Function", active: set) -> list[PointerPa
                     b = al.bases(a) | al.lvalue_bases(a)
                     if not b:
                         continue
-                    verdicts = [_written_positions(unit, c, active).get(i, False)
+                    verdicts = [written_positions(unit, c, active).get(i, False)
                                 for c in callees]
                     if any(v is True for v in verdicts):
                         add(writes, b, n)

@@ -8,6 +8,14 @@
   :func:`int_env` — the values of the file's integer macros and file-scope constants;
   :func:`block_dims` — the block (x, y, z) of a kernel's launch contract (these were
   ``passes/pad_smem.py``'s);
+- :func:`device_sites` — a pass's anchor matches in the code a launch of ``ctx.kernel``
+  runs: the kernel and the device functions it calls (:func:`reachable_from_kernel`;
+  these were ``passes/swizzle_blocks.py``'s);
+- :func:`expr_values` — every value a contract expression can take, template parameters
+  over their instantiations (:func:`template_values`), the other names from
+  :func:`contract_env` (these were ``passes/launch_bounds.py``'s);
+- :data:`GROUP_GRID` — the grid of a row-group launch, ``ceil_div(rows, max(1, R /
+  ceil_div(cols, W)))`` without blanks (``passes/row_per_warp.py``'s);
 
 They were defined by the catalogue modules named above and imported from there by
 others; the engine holds them so that passes do not import each other.
@@ -18,8 +26,11 @@ Layering: the pass engine (imports :mod:`kltrans.syntax` and :mod:`kltrans.analy
 from __future__ import annotations
 
 import re
+from itertools import product
 
 from kltrans.analysis.affine import unit_info
+from kltrans.passes.base import Site
+
 
 # ========================================================== constants (block_reduce_atomic)
 def define_value(unit, name: str) -> int | None:
@@ -124,3 +135,126 @@ def block_dims(unit, fn, ctx=None) -> "tuple[tuple[int, int, int] | None, str]":
                           "constant (a template parameter without a known value?)")
     dims += [1] * (3 - len(dims))
     return (dims[0], dims[1], dims[2]), ""
+
+
+# ====================================== code a launch of the kernel runs (swizzle_blocks)
+def reachable_from_kernel(unit, fn, kernel) -> bool:
+    """``fn`` is the kernel named ``kernel`` or a device function it calls (transitively).
+
+    ``Pass.sites`` keeps only sites inside ``ctx.kernel`` itself; hand-written kernels
+    (corpus/sgemm/expert.cu) put their body in a ``__device__`` template the kernel calls.
+    """
+    if not kernel or fn is None:
+        return fn is not None or not kernel
+    if fn.name == kernel:
+        return True
+    funcs = {f.name: f for f in unit.kernels() + unit.device_functions()}
+    seen, todo = set(), [kernel]
+    while todo:
+        k = todo.pop()
+        if k in seen or k not in funcs:
+            continue
+        seen.add(k)
+        for c in unit.nodes_of_type("call_expression", within=funcs[k].node):
+            f = c.child_by_field_name("function")
+            name = unit.text(f).split("<")[0].strip()
+            if name == fn.name:
+                return True
+            todo.append(name)
+    return False
+
+
+def device_sites(p, unit, ctx) -> list:
+    """The anchor's matches in device code, in ``ctx.kernel`` or the functions it calls."""
+    from kltrans.syntax.cuda import enclosing_function
+
+    out = []
+    for m in p.anchor.find_all(unit):
+        fn = enclosing_function(unit, m.node)
+        if fn is None or not (fn.is_kernel or fn.is_device):
+            continue
+        if not reachable_from_kernel(unit, fn, ctx.kernel):
+            continue
+        out.append(Site(unit, m, fn, len(out) + 1, p))
+    return out
+
+
+# ============================================ values of contract expressions (launch_bounds)
+def contract_env(site, sizes) -> dict:
+    """Integer values the contract expressions may name: --assume n==v, object-like
+    macros and file-scope constants that are integer literals (or expressions of them)."""
+    from kltrans.analysis.affine import unit_info
+    from kltrans.syntax.contract import ContractError, evaluate
+
+    env: dict = {}
+    info = unit_info(site.unit)
+    for name, defs in info.macros.items():
+        if len(defs) == 1 and defs[0].params is None and defs[0].body:
+            try:
+                env[name] = evaluate(defs[0].body, {})
+            except (ContractError, RecursionError, ValueError):
+                pass
+    for name, decls in info.globals.items():
+        if len(decls) == 1 and decls[0][2] is not None:
+            try:
+                env[name] = evaluate(site.unit.text(decls[0][2]), env)
+            except (ContractError, RecursionError, ValueError):
+                pass
+    env.update(sizes)
+    return env
+
+
+def template_values(site, name: str) -> list[int]:
+    """Values of the kernel's template parameter ``name`` in the unit's explicit
+    instantiations (``template __global__ void k<float, 256>(...)``) and launches
+    (``k<float, 256><<<g, b>>>(...)``)."""
+    from kltrans.syntax.contract import ContractError, evaluate
+
+    fn = site.function
+    pos = next((i for i, t in enumerate(fn.template_params) if t.name == name), None)
+    if pos is None:
+        return []
+    unit = site.unit
+    env = contract_env(site, {})
+    out = []
+    for n in unit.nodes_of_type("template_function"):
+        if fn.node.start_byte <= n.start_byte < fn.node.end_byte:
+            continue
+        nm = n.child_by_field_name("name")
+        args = n.child_by_field_name("arguments")
+        if nm is None or args is None or unit.text(nm).split("::")[-1] != fn.name:
+            continue
+        al = [a for a in args.named_children if a.type != "comment"]
+        if pos < len(al):
+            try:
+                out.append(evaluate(unit.text(al[pos]), env))
+            except (ContractError, RecursionError, ValueError):
+                pass
+    return sorted(set(out))
+
+
+def expr_values(site, ctx, expr: str) -> tuple[list[int] | None, str]:
+    """Every value ``expr`` can take (template parameters over their instantiations),
+    or (None, why) when some name in it has no known value."""
+    from kltrans.syntax.contract import ContractError, evaluate
+
+    env = contract_env(site, ctx.sizes)
+    names = sorted(set(re.findall(r"[A-Za-z_]\w*", expr)) - {"ceil_div", "CEIL_DIV", "min", "max"}
+                   - set(env))
+    choices = []
+    for nm in names:
+        vals = template_values(site, nm)
+        if not vals:
+            return None, nm
+        choices.append(vals)
+    out = set()
+    for combo in product(*choices):
+        try:
+            out.add(evaluate(expr, {**env, **dict(zip(names, combo))}))
+        except (ContractError, RecursionError, ValueError) as e:
+            return None, str(e)
+    return sorted(out), ""
+
+
+# ==================================================== the grid of row groups (row_per_warp)
+GROUP_GRID = re.compile(r"ceil_div\((\w+),max\(1,(\d+)/ceil_div\((\w+),(\w+)\)\)\)")

@@ -13,6 +13,10 @@
   the type sets :data:`NARROW_WIDTH`, :data:`UNSIGNED32`, :data:`UNSIGNED`), the zero of
   each integer class (:data:`ZERO`) and the names a bin count may have
   (:func:`bins_name_candidates`);
+- a scalar reduction of a row (``passes/row_per_warp.py``'s): :func:`reduction_of` reads
+  ``var op= E``, ``var = var op E`` or ``var = f(var, E)`` into a :class:`Reduction`; the
+  operators :data:`COMPOUND_OPS`, :data:`BINARY_OPS`, :data:`FOLD_FUNCS`, those that may
+  fold a value twice (:data:`IDEMPOTENT_OPS`) and the identities :data:`OP_IDENTITY`;
 
 They were defined by the catalogue modules named in each section and imported from there
 by others; the engine holds them so that passes do not import each other.
@@ -23,8 +27,13 @@ Layering: the pass engine (imports :mod:`kltrans.analysis` and :mod:`kltrans.pas
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
+from kltrans.analysis.affine import strip_parens
+from kltrans.passes.expr_facts import mentions
 from kltrans.passes.rewrite import norm
+from kltrans.passes.token_forms import line_of, snippet
+
 
 # ============================================ operands and value classes (block_reduce_atomic)
 #: value classes of the pointee types the pass knows
@@ -210,3 +219,72 @@ def bins_name_candidates(site):
                          r"(\w*[Bb][Ii][Nn]\w*)\s*=", src):
         out.append(m.group(1))
     return list(dict.fromkeys(out))
+
+
+# ============================================================ row reductions (row_per_warp)
+#: reduction operators: compound assignment -> operator, and two-argument functions
+COMPOUND_OPS = {"+=": "+", "*=": "*", "|=": "|", "&=": "&"}
+
+
+BINARY_OPS = {"+": "+", "*": "*", "|": "|", "&": "&"}
+
+
+FOLD_FUNCS = {"fmaxf", "fminf", "fmax", "fmin", "max", "min"}
+
+
+IDEMPOTENT_OPS = {"|", "&"} | FOLD_FUNCS
+
+
+OP_IDENTITY = {"+": 0, "*": 1}
+
+
+@dataclass
+class Reduction:
+    var: str
+    op: str  # "+", "*", "|", "&" or a function name (fmaxf, max, ...)
+    stmt: object  # the expression statement
+    rhs: object  # E
+
+
+def reduction_of(unit, expr, var: str) -> "Reduction | str":
+    """The reduction ``var op= E`` (or ``var = var op E``, ``var = f(var, E)``), or why not."""
+    op_node = expr.child_by_field_name("operator")
+    op = unit.text(op_node) if op_node is not None else "="
+    right = expr.child_by_field_name("right")
+    stmt = expr.parent
+    if op in COMPOUND_OPS:
+        e = right
+        kind = COMPOUND_OPS[op]
+    elif op == "=":
+        r = strip_parens(right)
+        kind = e = None
+        if r.type == "binary_expression":
+            bop = unit.text(r.child_by_field_name("operator"))
+            a, b = r.child_by_field_name("left"), r.child_by_field_name("right")
+            if bop in BINARY_OPS:
+                for x, y in ((a, b), (b, a)):
+                    sx = strip_parens(x)
+                    if sx.type == "identifier" and unit.text(sx) == var:
+                        kind, e = BINARY_OPS[bop], y
+                        break
+        elif r.type == "call_expression":
+            f = r.child_by_field_name("function")
+            args = [c for c in r.child_by_field_name("arguments").named_children
+                    if c.type != "comment"]
+            if f is not None and unit.text(f) in FOLD_FUNCS and len(args) == 2:
+                for x, y in ((args[0], args[1]), (args[1], args[0])):
+                    sx = strip_parens(x)
+                    if sx.type == "identifier" and unit.text(sx) == var:
+                        kind, e = unit.text(f), y
+                        break
+        if kind is None:
+            return (f"`{snippet(unit, expr)}` (line {line_of(unit, expr)}) assigns the row scalar "
+                    f"{var} but is neither a map nor a reduction {var} op= E / {var} = "
+                    f"fmaxf({var}, E)")
+    else:
+        return (f"`{snippet(unit, expr)}` (line {line_of(unit, expr)}): {op} is not an associative "
+                f"reduction operator (+=, *=, |=, &=, fmaxf/fminf/max/min)")
+    if mentions(unit, e, var):
+        return (f"`{snippet(unit, expr)}` (line {line_of(unit, expr)}) reads {var} inside the "
+                "reduced term")
+    return Reduction(var, kind, stmt, e)

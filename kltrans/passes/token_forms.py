@@ -12,8 +12,14 @@ and the plain text work around it:
 - :func:`line_start` (of a source's bytes; ``rewrite.line_start`` takes a unit) and
   :func:`indent` (every line after the first indented);
 
-They were ``passes/vectorize_online_stream.py``'s helpers, which five catalogue modules
-imported; the engine holds them so that passes do not import each other.
+(those were ``passes/vectorize_online_stream.py``'s helpers, which five catalogue modules
+imported), and the text of nodes in messages and in compared forms:
+
+- :func:`line_of` and :func:`snippet` (a node's line, its text cut short for a message),
+  :func:`compact` (a text without blanks), :func:`unparen` (without blanks and without
+  the parentheses around all of it) (``passes/row_per_warp.py``'s);
+
+The engine holds them so that passes do not import each other.
 
 Layering: the pass engine (imports :mod:`kltrans.syntax` and :mod:`kltrans.passes.rewrite`).
 """
@@ -22,7 +28,7 @@ from __future__ import annotations
 
 import re
 
-from kltrans.passes.rewrite import lex, token_text as norm
+from kltrans.passes.rewrite import lex, norm, token_text, unwrap
 from kltrans.syntax import Edit
 
 
@@ -109,5 +115,27 @@ def helper_is(unit, name: str, template: str, key: str) -> bool:
     fn = device_function(unit, name)
     if fn is None:
         return False
-    m = template_regex(template).fullmatch(norm(unit.text(fn)))
+    m = template_regex(template).fullmatch(token_text(unit.text(fn)))
     return m is not None and m.group(key) == name
+
+
+# ================================================ node text in messages and forms (row_per_warp)
+def line_of(unit, node) -> int:
+    """The line number of ``node``'s start."""
+    return unit.line_col(node.start_byte)[0]
+
+
+def snippet(unit, node, k: int = 60) -> str:
+    """``node``'s text, blanks collapsed, cut to ``k`` characters (for a message)."""
+    t = norm(unit.text(node))
+    return t if len(t) <= k else t[:k - 3] + "..."
+
+
+def compact(text: str) -> str:
+    """The text without blanks (``int off`` reads ``intoff``: patterns allow for that)."""
+    return re.sub(r"\s+", "", text)
+
+
+def unparen(text: str) -> str:
+    """``text`` without blanks and without the parentheses around all of it."""
+    return re.sub(r"\s+", "", unwrap(text))
