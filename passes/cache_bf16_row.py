@@ -51,7 +51,7 @@ from kltrans.analysis.verdict import Verdict
 from kltrans.match import Rule
 from kltrans.passes import Choice, Identifier, Pass, Precondition, option
 from kltrans.syntax import Edit
-from passes.vectorize_bf16 import unpack_helper
+from kltrans.passes.helper_forms import unpack_helper
 from kltrans.passes.vector_facts import (
     aligned_roots as _aligned_roots, assigned as _assigned, declaration as _declaration,
     divisible_lens as _divisible_lens, root as _root)

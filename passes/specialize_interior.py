@@ -27,7 +27,8 @@ from kltrans.syntax import Edit
 from kltrans.passes.rewrite import (
     declarator_ident as _declarator_ident, fresh_numbered as fresh, indent_of as line_indent,
     indent_step, norm, shift, statements, unshift)
-from passes.stage_transpose import _conjuncts, _less, toks, value_of
+from kltrans.passes.token_forms import conjuncts as _conjuncts, less_than as _less, toks
+from kltrans.passes.launch_facts import value_of
 
 _FOR = re.compile(r"for\s*\(\s*(?:int|unsigned|size_t|long)\s+([A-Za-z_]\w*)\s*=\s*0\s*;\s*\1\s*<\s*"
                   r"([^;]+?)\s*;\s*(?:\1\s*\+=\s*([^)]+?)|\+\+\s*\1|\1\s*\+\+)\s*\)")

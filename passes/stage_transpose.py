@@ -36,6 +36,9 @@ from kltrans.passes.manager import SkipSite
 from kltrans.passes.rewrite import (call_parts, indent_of as line_indent, norm,
                                     rewritten_unit, statements)
 from kltrans.syntax import Edit
+from kltrans.passes.token_forms import (
+    toks, conjuncts as _conjuncts, balanced as _balanced, less_than as _less)
+from kltrans.passes.launch_facts import value_of
 
 TILES = (16, 32, 64)
 SMEM_LIMIT = 48 * 1024  # static shared memory per block without opt-in
@@ -48,41 +51,9 @@ FORMS = {  # how the naive kernel spells its global index along axis D
     "tid-bid-dim": "threadIdx.{d} + blockIdx.{d} * blockDim.{d}",
     "tid-dim-bid": "threadIdx.{d} + blockDim.{d} * blockIdx.{d}",
 }
-_TOKEN = re.compile(r"[A-Za-z_]\w*|0[xX][0-9a-fA-F]+[uUlL]*|\d+[\w.]*|<<=|>>=|->|\+\+|--|<<|>>"
-                    r"|<=|>=|==|!=|&&|\|\||[-+*/%&|^!=<>]=|\S")
 
 
 # ----------------------------------------------------------------------- helpers
-def toks(text: str) -> list[str]:
-    """C tokens of ``text``, comments and blanks left out."""
-    text = re.sub(r"/\*.*?\*/", " ", text, flags=re.S)
-    text = re.sub(r"//[^\n]*", " ", text)
-    return _TOKEN.findall(text)
-
-
-def macro_env(unit) -> dict:
-    """Object-like macros and file-scope constants with integer values."""
-    from kltrans.analysis.affine import unit_info
-    from kltrans.syntax.contract import ContractError, evaluate
-
-    env: dict = {}
-    info = unit_info(unit)
-    for name, defs in info.macros.items():
-        if len(defs) == 1 and defs[0].params is None and defs[0].body:
-            try:
-                env[name] = evaluate(defs[0].body, env)
-            except (ContractError, RecursionError, ValueError, SyntaxError):
-                pass
-    return env
-
-
-def value_of(unit, text: str, extra: dict | None = None) -> int | None:
-    from kltrans.syntax.contract import ContractError, evaluate
-
-    try:
-        return evaluate(text.strip(), {**macro_env(unit), **(extra or {})})
-    except (ContractError, RecursionError, ValueError, SyntaxError):
-        return None
 
 
 def header_contract(site):
@@ -105,46 +76,6 @@ def header_contract(site):
 
 def ident_ok(name: str) -> bool:
     return bool(re.fullmatch(r"[A-Za-z_]\w*", name))
-
-
-def _conjuncts(text: str) -> list[str] | None:
-    """``a < b && c < d`` -> [``a < b``, ``c < d``] (top-level ``&&`` only)."""
-    t = text.strip()
-    while t.startswith("(") and t.endswith(")") and _balanced(t[1:-1]):
-        t = t[1:-1].strip()
-    out, depth, cur, i = [], 0, "", 0
-    while i < len(t):
-        ch = t[i]
-        if ch in "([":
-            depth += 1
-        elif ch in ")]":
-            depth -= 1
-        if depth == 0 and t.startswith("&&", i):
-            out.append(cur.strip())
-            cur, i = "", i + 2
-            continue
-        if depth == 0 and t.startswith("||", i):
-            return None
-        cur += ch
-        i += 1
-    out.append(cur.strip())
-    return out
-
-
-def _balanced(s: str) -> bool:
-    d = 0
-    for ch in s:
-        d += ch == "("
-        d -= ch == ")"
-        if d < 0:
-            return False
-    return d == 0
-
-
-def _less(conj: str):
-    """``A < B`` -> (A, B) when A is an identifier, else None."""
-    m = re.fullmatch(r"\(?\s*([A-Za-z_]\w*)\s*<\s*([^<>=]+?)\s*\)?", conj)
-    return (m.group(1), m.group(2).strip()) if m else None
 
 
 def _rename(text: str, mapping: dict) -> str:

@@ -303,7 +303,7 @@ def _not_generated(site, ctx) -> Verdict:
     """Simplify only: a byte split's helpers (vectorize-bytes) are removed whole by
     scalarize-bytes, which first checks they are exactly what vectorize-bytes writes; a
     run re-rolled inside them first would leave a split no pass removes."""
-    from passes.vectorize_bytes import byte_helpers
+    from kltrans.passes.helper_forms import byte_helpers
 
     fn = site.function
     what = byte_helpers(site.unit).get(fn.name) if fn is not None else None

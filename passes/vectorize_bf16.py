@@ -45,7 +45,10 @@ from kltrans.passes.vector_facts import (
     declaration as _declaration, divisible_lens as _divisible_lens, flat as _flat,
     idents as _idents, is_pointer as _is_pointer, multiple as _multiple, root as _root,
     strip as _strip)
-from passes.vectorize_stream import _GLOBAL_IDS, _GRID, _resolve, _sub_index
+from kltrans.passes.vector_facts import (
+    GLOBAL_ID_TEXTS as _GLOBAL_IDS, GRID_STRIDE_TEXTS as _GRID, resolve_const as _resolve,
+    subscript_index as _sub_index)
+from kltrans.passes.helper_forms import device_functions as _functions, unpack_helper
 
 BF16 = ("__nv_bfloat16", "nv_bfloat16")
 _TO_FLOAT = "__bfloat162float"
@@ -233,95 +236,6 @@ def bf16_loop(unit, loop) -> "Bf16Loop | str":
 
 
 # ================================================================= the unpack helper
-_BRANCHES = (
-    # shift / mask
-    r"{F}\[2\*{J}\]=__uint_as_float\({W}\[{J}\]<<16\);"
-    r"{F}\[2\*{J}\+1\]=__uint_as_float\({W}\[{J}\]&0[xX][fF]{{4}}0000[uU]?\);",
-    # byte permute
-    r"{F}\[2\*{J}\]=__uint_as_float\(__byte_perm\({W}\[{J}\],0[uU]?,0x1044\)\);"
-    r"{F}\[2\*{J}\+1\]=__uint_as_float\(__byte_perm\({W}\[{J}\],0[uU]?,0x3244\)\);",
-    # bfloat162 pair
-    r"(?:const)?float2(\w+)=__bfloat1622float2\(\*reinterpret_cast<const(?:__)?nv_bfloat162\*>"
-    r"\(&{W}\[{J}\]\)\);{F}\[2\*{J}\]=\1\.x;{F}\[2\*{J}\+1\]=\1\.y;",
-)
-
-
-def _functions(unit):
-    yield from unit.device_functions()
-
-
-def _branch_for(unit, node, tparam: str | None, targ: int | None):
-    """The statements of ``node`` (a loop body) for the template argument: an
-    ``if (P == K) ... else if ... else ...`` chain on the template parameter is resolved."""
-    stmts = [s for s in (statements(node) if node.type == "compound_statement" else [node])
-             if s.type != "comment"]
-    if len(stmts) == 1 and stmts[0].type == "if_statement" and tparam is not None:
-        s = stmts[0]
-        c = _flat(unit.text(s.child_by_field_name("condition")))
-        m = re.fullmatch(rf"\({re.escape(tparam)}==(\d+)\)", c)
-        if m is None or targ is None:
-            return None
-        if int(m.group(1)) == targ:
-            return _branch_for(unit, s.child_by_field_name("consequence"), tparam, targ)
-        alt = s.child_by_field_name("alternative")
-        if alt is None:
-            return None
-        inner = [x for x in alt.named_children if x.type != "comment"]
-        return _branch_for(unit, inner[0], tparam, targ) if len(inner) == 1 else None
-    return "".join(_flat(unit.text(s)) for s in stmts)
-
-
-def unpack_helper(unit, spec: str) -> str | None:
-    """None when ``spec`` (``NAME`` or ``NAME<K>``) names a function of the file that
-    unpacks a uint4 of 8 bf16 into 8 floats in element order; else why not."""
-    m = re.fullmatch(r"([A-Za-z_]\w*)(?:<(\d+)>)?", spec)
-    if m is None:
-        return f"`{spec}` is not NAME or NAME<K>"
-    name, targ = m.group(1), (int(m.group(2)) if m.group(2) else None)
-    fn = next((f for f in _functions(unit) if f.name == name), None)
-    if fn is None:
-        return f"no function {name} is defined in the file"
-    node = fn.node
-    tparam = None
-    if fn.template_node is not None:
-        ps = _flat(unit.text(fn.template_node.child_by_field_name("parameters")))
-        mt = re.fullmatch(r"<int(\w+)>", ps)
-        if mt is None:
-            return f"{name}'s template parameters are not one `int`"
-        tparam = mt.group(1)
-        if targ is None:
-            return f"{name} is a template: name its argument ({name}<K>)"
-    elif targ is not None:
-        return f"{name} is not a template"
-    decl = node.child_by_field_name("declarator")
-    params = decl.child_by_field_name("parameters") if decl is not None else None
-    pf = _flat(unit.text(params)) if params is not None else ""
-    mp = re.fullmatch(r"\((?:const)?uint4(\w+),float\*(?:__restrict__)?(\w+)\)", pf)
-    if mp is None:
-        return f"{name} is not `(uint4 raw, float* f)`"
-    raw, out = mp.group(1), mp.group(2)
-    body = [s for s in statements(node.child_by_field_name("body")) if s.type != "comment"]
-    if len(body) != 2 or body[1].type != "for_statement":
-        return f"{name}'s body is not `words of {raw}; for (j < 4) {{ unpack pair j }}`"
-    mw = re.fullmatch(rf"constunsigned(?:int)?(\w+)\[4\]=\{{{raw}\.x,{raw}\.y,{raw}\.z,{raw}\.w\}};",
-                      _flat(unit.text(body[0])))
-    if mw is None:
-        return f"{name} does not take the words {raw}.x .. {raw}.w in order"
-    w = mw.group(1)
-    lp = body[1]
-    head = _flat(unit.text(lp)[:unit.text(lp).index(")") + 1])
-    mj = re.fullmatch(r"for\(int(\w+)=0;\1<4;(?:\+\+\1|\1\+\+|\1\+=1)\)", head)
-    if mj is None:
-        return f"{name}'s loop is not `for (int j = 0; j < 4; ++j)`"
-    j = mj.group(1)
-    got = _branch_for(unit, lp.child_by_field_name("body"), tparam, targ)
-    if got is None:
-        return f"{name}<{targ}>: no branch of the template argument is found"
-    for rx in _BRANCHES:
-        if re.fullmatch(rx.format(F=re.escape(out), J=re.escape(j), W=re.escape(w)), got):
-            return None
-    return (f"{spec} does not spell a known bit-exact bf16 pair conversion (shift/mask, "
-            f"__byte_perm, __bfloat1622float2)")
 
 
 def auto_helper(unit) -> str | None:

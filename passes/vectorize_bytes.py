@@ -879,25 +879,4 @@ class ScalarizeBytes(Pass):
         return VectorizeBytes(**sp.opts)
 
 
-def byte_helpers(unit) -> dict:
-    """The helpers of a byte split, by name, each with what it is: a ``vec`` helper (last
-    parameter ``uint4 v``, body ``W(..., v.x); ... W(..., v.w);``) and the ``word`` helper
-    W it calls. vectorize-bytes writes them, and scalarize-bytes removes them whole after
-    checking that they are exactly what it would write again; a simplification inside
-    them first strands the split (``reroll`` asks)."""
-    out = {}
-    fns = {f.name: f for f in unit.device_functions() if not f.is_kernel}
-    for f in fns.values():
-        if not f.params or norm(f.params[-1].type) != "uint4":
-            continue
-        v = f.params[-1].name
-        calls = [norm(unit.text(st)) for st in statements(f.body)]
-        m = [re.fullmatch(r"(\w+)\((.*), %s\.([xyzw])\);" % re.escape(v), c) for c in calls]
-        if len(m) == 4 and all(m) and [x.group(3) for x in m] == list("xyzw") and \
-                len({x.group(1) for x in m}) == 1 and m[0].group(1) in fns:
-            out[f.name] = "vec"
-            out[m[0].group(1)] = "word"
-    return out
-
-
-__all__ = ["ScalarizeBytes", "VectorizeBytes", "byte_helpers"]
+__all__ = ["ScalarizeBytes", "VectorizeBytes"]

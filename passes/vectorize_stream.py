@@ -41,6 +41,9 @@ from kltrans.passes.vector_facts import (
     divisible_lens as _divisible_lens, flat as _flat, idents as _idents,
     is_pointer as _is_pointer, multiple as _multiple, root as _root, single as _single,
     strip as _strip)
+from kltrans.passes.vector_facts import (
+    GLOBAL_ID_TEXTS as _GLOBAL_IDS, GRID_STRIDE_TEXTS as _GRID, resolve_const as _resolve,
+    subscript_index as _sub_index)
 
 COMPONENTS = "xyzw"
 _SIMPLE = re.compile(r"^[A-Za-z_][\w.]*$|^[0-9]+[uU]?$")
@@ -304,15 +307,6 @@ def _general(unit, body, var):
     return srcs, dsts, stmts, names, [e[1:] for e in events], reads
 
 
-def _sub_index(node):
-    idx = node.child_by_field_name("index")
-    if idx is None:
-        idx = next((c for c in node.named_children if c.type == "subscript_argument_list"), None)
-        if idx is not None:
-            idx = idx.named_children[0]
-    return _strip(idx)
-
-
 def _vec_type(unit, fn, ml) -> "tuple[str, int, int] | str":
     out = None
     for ptr in ml.arrays:
@@ -366,7 +360,6 @@ def render(unit, ml, vt: str, w: int, o: dict, step: str) -> list[str]:
     out += [f"{step}{O}.{c} = {_component(unit, ml, T, c)};" for c in comps]
     out += [f"{step}{o['yv']}[{I}] = {O};", "}"]
     return out
-
 
 
 def _lane(unit, ml, stmt, w: int, comp: str) -> list[str]:
@@ -452,22 +445,6 @@ def check_map_loop(site, ctx) -> Verdict:
                            f"`{'/'.join(ml.srcs)}[{ml.var}]`, strided by {ml.step}")
     return Verdict.yes(f"`{f.ml.dst}[{f.ml.var}] = E({f.ml.src}[{f.ml.var}])` strided by "
                        f"{f.ml.step}")
-
-
-def _resolve(unit, fn, text: str, before: int, depth: int = 0) -> str:
-    """``text`` (flattened) with a const local's initializer substituted for its name."""
-    flat = _flat(text)
-    if depth > 3 or not re.fullmatch(r"[A-Za-z_]\w*", flat):
-        return flat
-    got = _declaration(unit, fn, flat, before)
-    if got is None or got[1] is None or got[0].type != "declaration" or _assigned(unit, fn, flat):
-        return flat
-    return _resolve(unit, fn, unit.text(got[1]), got[0].start_byte, depth + 1)
-
-
-_GLOBAL_IDS = {"blockIdx.x*blockDim.x+threadIdx.x", "blockDim.x*blockIdx.x+threadIdx.x",
-               "threadIdx.x+blockIdx.x*blockDim.x", "threadIdx.x+blockDim.x*blockIdx.x"}
-_GRID = {"blockDim.x*gridDim.x", "gridDim.x*blockDim.x"}
 
 
 def check_whole_range(site, ctx) -> Verdict:

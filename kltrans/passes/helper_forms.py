@@ -11,6 +11,11 @@ here, token for token (:mod:`kltrans.passes.token_forms`):
 - the group merge helper of ``merge-row-stats`` (:data:`GROUP`), read by
   :func:`group_merge_names` (``direct-row-stats`` removes it whole; ``smem-reduce`` keeps
   away from it);
+- the helpers of a byte split that ``vectorize-bytes`` writes and ``scalarize-bytes``
+  removes whole (:func:`byte_helpers`; ``reroll`` keeps out of them);
+- a bf16 unpack helper (a ``uint4`` of 8 bf16 into 8 floats, bit-exact, in one of the
+  spellings :data:`UNPACK_BRANCHES`) that ``vectorize-bf16`` and ``cache-bf16-row`` call
+  (:func:`unpack_helper`, with :func:`branch_for` for a template's branch);
 
 They were defined by the pass that writes them and imported from there by the others;
 the engine holds them so that passes do not import each other.
@@ -20,7 +25,10 @@ Layering: the pass engine.
 
 from __future__ import annotations
 
-from kltrans.passes.rewrite import token_text as norm
+import re
+
+from kltrans.passes.rewrite import norm, statements, token_text
+from kltrans.passes.vector_facts import flat
 from kltrans.passes.token_forms import device_function, template_regex
 
 
@@ -83,14 +91,14 @@ FOLD_EXPRS = ("start", "n", "G", "unroll")
 
 def scalar_names(unit, loop) -> "dict | None":
     """The names of a :data:`SCALAR` loop (``add1``, ``m``, ``s``, ``xr``, ...), or None."""
-    m = template_regex(SCALAR, FOLD_EXPRS).fullmatch(norm(unit.text(loop)))
+    m = template_regex(SCALAR, FOLD_EXPRS).fullmatch(token_text(unit.text(loop)))
     return None if m is None else m.groupdict()
 
 
 def vector_names(unit, node) -> "dict | None":
     """The names of a :data:`VECTOR` statement (``restrict``: whether ``xv`` is
     ``__restrict__``), or None."""
-    text = norm(unit.text(node))
+    text = token_text(unit.text(node))
     for restrict in (" __restrict__", ""):
         tpl = VECTOR.replace("{restrict}", restrict).replace("{scalar}", SCALAR)
         m = template_regex(tpl, FOLD_EXPRS).fullmatch(text)
@@ -138,7 +146,7 @@ def group_merge_names(unit, merge: str) -> "dict | None":
     fn = device_function(unit, merge)
     if fn is None:
         return None
-    text = norm(unit.text(fn))
+    text = token_text(unit.text(fn))
     for pragma in ("#pragma unroll\n", ""):
         m = template_regex(GROUP.replace("{pragma}", pragma)).fullmatch(text)
         if m is not None and m.group("merge") == merge:
@@ -146,3 +154,118 @@ def group_merge_names(unit, merge: str) -> "dict | None":
             d["pragma"] = bool(pragma)
             return d
     return None
+
+
+# ------------------------------------------------------ the byte split (vectorize-bytes)
+def byte_helpers(unit) -> dict:
+    """The helpers of a byte split, by name, each with what it is: a ``vec`` helper (last
+    parameter ``uint4 v``, body ``W(..., v.x); ... W(..., v.w);``) and the ``word`` helper
+    W it calls. vectorize-bytes writes them, and scalarize-bytes removes them whole after
+    checking that they are exactly what it would write again; a simplification inside
+    them first strands the split (``reroll`` asks)."""
+    out = {}
+    fns = {f.name: f for f in unit.device_functions() if not f.is_kernel}
+    for f in fns.values():
+        if not f.params or norm(f.params[-1].type) != "uint4":
+            continue
+        v = f.params[-1].name
+        calls = [norm(unit.text(st)) for st in statements(f.body)]
+        m = [re.fullmatch(r"(\w+)\((.*), %s\.([xyzw])\);" % re.escape(v), c) for c in calls]
+        if len(m) == 4 and all(m) and [x.group(3) for x in m] == list("xyzw") and \
+                len({x.group(1) for x in m}) == 1 and m[0].group(1) in fns:
+            out[f.name] = "vec"
+            out[m[0].group(1)] = "word"
+    return out
+
+
+# ------------------------------------------------------- the bf16 unpack (vectorize-bf16)
+UNPACK_BRANCHES = (
+    # shift / mask
+    r"{F}\[2\*{J}\]=__uint_as_float\({W}\[{J}\]<<16\);"
+    r"{F}\[2\*{J}\+1\]=__uint_as_float\({W}\[{J}\]&0[xX][fF]{{4}}0000[uU]?\);",
+    # byte permute
+    r"{F}\[2\*{J}\]=__uint_as_float\(__byte_perm\({W}\[{J}\],0[uU]?,0x1044\)\);"
+    r"{F}\[2\*{J}\+1\]=__uint_as_float\(__byte_perm\({W}\[{J}\],0[uU]?,0x3244\)\);",
+    # bfloat162 pair
+    r"(?:const)?float2(\w+)=__bfloat1622float2\(\*reinterpret_cast<const(?:__)?nv_bfloat162\*>"
+    r"\(&{W}\[{J}\]\)\);{F}\[2\*{J}\]=\1\.x;{F}\[2\*{J}\+1\]=\1\.y;",
+)
+
+
+def device_functions(unit):
+    """The unit's device functions (``unit.device_functions()``)."""
+    yield from unit.device_functions()
+
+
+def branch_for(unit, node, tparam: str | None, targ: int | None):
+    """The statements of ``node`` (a loop body) for the template argument: an
+    ``if (P == K) ... else if ... else ...`` chain on the template parameter is resolved."""
+    stmts = [s for s in (statements(node) if node.type == "compound_statement" else [node])
+             if s.type != "comment"]
+    if len(stmts) == 1 and stmts[0].type == "if_statement" and tparam is not None:
+        s = stmts[0]
+        c = flat(unit.text(s.child_by_field_name("condition")))
+        m = re.fullmatch(rf"\({re.escape(tparam)}==(\d+)\)", c)
+        if m is None or targ is None:
+            return None
+        if int(m.group(1)) == targ:
+            return branch_for(unit, s.child_by_field_name("consequence"), tparam, targ)
+        alt = s.child_by_field_name("alternative")
+        if alt is None:
+            return None
+        inner = [x for x in alt.named_children if x.type != "comment"]
+        return branch_for(unit, inner[0], tparam, targ) if len(inner) == 1 else None
+    return "".join(flat(unit.text(s)) for s in stmts)
+
+
+def unpack_helper(unit, spec: str) -> str | None:
+    """None when ``spec`` (``NAME`` or ``NAME<K>``) names a function of the file that
+    unpacks a uint4 of 8 bf16 into 8 floats in element order; else why not."""
+    m = re.fullmatch(r"([A-Za-z_]\w*)(?:<(\d+)>)?", spec)
+    if m is None:
+        return f"`{spec}` is not NAME or NAME<K>"
+    name, targ = m.group(1), (int(m.group(2)) if m.group(2) else None)
+    fn = next((f for f in device_functions(unit) if f.name == name), None)
+    if fn is None:
+        return f"no function {name} is defined in the file"
+    node = fn.node
+    tparam = None
+    if fn.template_node is not None:
+        ps = flat(unit.text(fn.template_node.child_by_field_name("parameters")))
+        mt = re.fullmatch(r"<int(\w+)>", ps)
+        if mt is None:
+            return f"{name}'s template parameters are not one `int`"
+        tparam = mt.group(1)
+        if targ is None:
+            return f"{name} is a template: name its argument ({name}<K>)"
+    elif targ is not None:
+        return f"{name} is not a template"
+    decl = node.child_by_field_name("declarator")
+    params = decl.child_by_field_name("parameters") if decl is not None else None
+    pf = flat(unit.text(params)) if params is not None else ""
+    mp = re.fullmatch(r"\((?:const)?uint4(\w+),float\*(?:__restrict__)?(\w+)\)", pf)
+    if mp is None:
+        return f"{name} is not `(uint4 raw, float* f)`"
+    raw, out = mp.group(1), mp.group(2)
+    body = [s for s in statements(node.child_by_field_name("body")) if s.type != "comment"]
+    if len(body) != 2 or body[1].type != "for_statement":
+        return f"{name}'s body is not `words of {raw}; for (j < 4) {{ unpack pair j }}`"
+    mw = re.fullmatch(rf"constunsigned(?:int)?(\w+)\[4\]=\{{{raw}\.x,{raw}\.y,{raw}\.z,{raw}\.w\}};",
+                      flat(unit.text(body[0])))
+    if mw is None:
+        return f"{name} does not take the words {raw}.x .. {raw}.w in order"
+    w = mw.group(1)
+    lp = body[1]
+    head = flat(unit.text(lp)[:unit.text(lp).index(")") + 1])
+    mj = re.fullmatch(r"for\(int(\w+)=0;\1<4;(?:\+\+\1|\1\+\+|\1\+=1)\)", head)
+    if mj is None:
+        return f"{name}'s loop is not `for (int j = 0; j < 4; ++j)`"
+    j = mj.group(1)
+    got = branch_for(unit, lp.child_by_field_name("body"), tparam, targ)
+    if got is None:
+        return f"{name}<{targ}>: no branch of the template argument is found"
+    for rx in UNPACK_BRANCHES:
+        if re.fullmatch(rx.format(F=re.escape(out), J=re.escape(j), W=re.escape(w)), got):
+            return None
+    return (f"{spec} does not spell a known bit-exact bf16 pair conversion (shift/mask, "
+            f"__byte_perm, __bfloat1622float2)")

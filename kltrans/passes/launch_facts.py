@@ -16,6 +16,8 @@
   :func:`contract_env` (these were ``passes/launch_bounds.py``'s);
 - :data:`GROUP_GRID` — the grid of a row-group launch, ``ceil_div(rows, max(1, R /
   ceil_div(cols, W)))`` without blanks (``passes/row_per_warp.py``'s);
+- :func:`value_of` — an integer expression's value with the file's object-like macros
+  (:func:`macro_env`) and given names (``passes/stage_transpose.py``'s);
 
 They were defined by the catalogue modules named above and imported from there by
 others; the engine holds them so that passes do not import each other.
@@ -258,3 +260,31 @@ def expr_values(site, ctx, expr: str) -> tuple[list[int] | None, str]:
 
 # ==================================================== the grid of row groups (row_per_warp)
 GROUP_GRID = re.compile(r"ceil_div\((\w+),max\(1,(\d+)/ceil_div\((\w+),(\w+)\)\)\)")
+
+
+# ================================================ integer expressions (stage_transpose)
+def macro_env(unit) -> dict:
+    """Object-like macros and file-scope constants with integer values."""
+    from kltrans.analysis.affine import unit_info
+    from kltrans.syntax.contract import ContractError, evaluate
+
+    env: dict = {}
+    info = unit_info(unit)
+    for name, defs in info.macros.items():
+        if len(defs) == 1 and defs[0].params is None and defs[0].body:
+            try:
+                env[name] = evaluate(defs[0].body, env)
+            except (ContractError, RecursionError, ValueError, SyntaxError):
+                pass
+    return env
+
+
+def value_of(unit, text: str, extra: dict | None = None) -> int | None:
+    """The value of the integer expression ``text`` (macros and ``extra`` substituted), or
+    None."""
+    from kltrans.syntax.contract import ContractError, evaluate
+
+    try:
+        return evaluate(text.strip(), {**macro_env(unit), **(extra or {})})
+    except (ContractError, RecursionError, ValueError, SyntaxError):
+        return None

@@ -18,6 +18,9 @@ imported), and the text of nodes in messages and in compared forms:
 - :func:`line_of` and :func:`snippet` (a node's line, its text cut short for a message),
   :func:`compact` (a text without blanks), :func:`unparen` (without blanks and without
   the parentheses around all of it) (``passes/row_per_warp.py``'s);
+- :func:`toks` (the C tokens of a text, :data:`C_TOKEN`), :func:`conjuncts` (the
+  top-level ``&&`` terms of a condition), :func:`less_than` (``A < B`` with A a name),
+  :func:`balanced` (``passes/stage_transpose.py``'s);
 
 The engine holds them so that passes do not import each other.
 
@@ -139,3 +142,56 @@ def compact(text: str) -> str:
 def unparen(text: str) -> str:
     """``text`` without blanks and without the parentheses around all of it."""
     return re.sub(r"\s+", "", unwrap(text))
+
+
+# ================================================= tokens and conditions (stage_transpose)
+C_TOKEN = re.compile(r"[A-Za-z_]\w*|0[xX][0-9a-fA-F]+[uUlL]*|\d+[\w.]*|<<=|>>=|->|\+\+|--|<<|>>"
+                    r"|<=|>=|==|!=|&&|\|\||[-+*/%&|^!=<>]=|\S")
+
+
+def toks(text: str) -> list[str]:
+    """C tokens of ``text``, comments and blanks left out."""
+    text = re.sub(r"/\*.*?\*/", " ", text, flags=re.S)
+    text = re.sub(r"//[^\n]*", " ", text)
+    return C_TOKEN.findall(text)
+
+
+def conjuncts(text: str) -> list[str] | None:
+    """``a < b && c < d`` -> [``a < b``, ``c < d``] (top-level ``&&`` only)."""
+    t = text.strip()
+    while t.startswith("(") and t.endswith(")") and balanced(t[1:-1]):
+        t = t[1:-1].strip()
+    out, depth, cur, i = [], 0, "", 0
+    while i < len(t):
+        ch = t[i]
+        if ch in "([":
+            depth += 1
+        elif ch in ")]":
+            depth -= 1
+        if depth == 0 and t.startswith("&&", i):
+            out.append(cur.strip())
+            cur, i = "", i + 2
+            continue
+        if depth == 0 and t.startswith("||", i):
+            return None
+        cur += ch
+        i += 1
+    out.append(cur.strip())
+    return out
+
+
+def balanced(s: str) -> bool:
+    """The parentheses of ``s`` balance (no ``)`` before its ``(``)."""
+    d = 0
+    for ch in s:
+        d += ch == "("
+        d -= ch == ")"
+        if d < 0:
+            return False
+    return d == 0
+
+
+def less_than(conj: str):
+    """``A < B`` -> (A, B) when A is an identifier, else None."""
+    m = re.fullmatch(r"\(?\s*([A-Za-z_]\w*)\s*<\s*([^<>=]+?)\s*\)?", conj)
+    return (m.group(1), m.group(2).strip()) if m else None

@@ -9,7 +9,12 @@ declaration and statement helpers they use (:func:`declaration`, :func:`assigned
 :func:`kltrans.match.predicates.pure`, the one notion every pass uses.
 
 These were the helpers of ``passes/vectorize_lanes.py`` that six catalogue modules
-imported; the engine holds them so that passes do not import each other.
+imported; the engine holds them so that passes do not import each other. So are the
+stream loop's facts that ``passes/vectorize_stream.py`` shared with
+``passes/vectorize_bf16.py``: a subscript's index (:func:`subscript_index`), a name
+resolved through const locals (:func:`resolve_const`) and the flattened spellings of the
+global index and of the grid's thread count (:data:`GLOBAL_ID_TEXTS`,
+:data:`GRID_STRIDE_TEXTS`).
 """
 
 from __future__ import annotations
@@ -231,3 +236,31 @@ def block_indent_step(unit, node) -> str:
         if outer.startswith(par) and len(outer) > len(par):
             return outer[len(par):]
     return "    "
+
+
+def subscript_index(node):
+    """The index of a subscript expression (``a[i]``, ``a[{i}]``), stripped."""
+    idx = node.child_by_field_name("index")
+    if idx is None:
+        idx = next((c for c in node.named_children if c.type == "subscript_argument_list"), None)
+        if idx is not None:
+            idx = idx.named_children[0]
+    return strip(idx)
+
+
+def resolve_const(unit, fn, text: str, before: int, depth: int = 0) -> str:
+    """``text`` (flattened) with a const local's initializer substituted for its name."""
+    flat_text = flat(text)
+    if depth > 3 or not re.fullmatch(r"[A-Za-z_]\w*", flat_text):
+        return flat_text
+    got = declaration(unit, fn, flat_text, before)
+    if got is None or got[1] is None or got[0].type != "declaration" or \
+            assigned(unit, fn, flat_text):
+        return flat_text
+    return resolve_const(unit, fn, unit.text(got[1]), got[0].start_byte, depth + 1)
+
+
+#: the global thread index and the grid's thread count, as :func:`flat` writes them
+GLOBAL_ID_TEXTS = {"blockIdx.x*blockDim.x+threadIdx.x", "blockDim.x*blockIdx.x+threadIdx.x",
+                   "threadIdx.x+blockIdx.x*blockDim.x", "threadIdx.x+blockDim.x*blockIdx.x"}
+GRID_STRIDE_TEXTS = {"blockDim.x*gridDim.x", "gridDim.x*blockDim.x"}
