@@ -678,7 +678,7 @@ def _no_twin(site, ctx) -> Verdict:
     """Simplify only. A register twin (``cache-bf16-row``) is matched against the body of
     the scalar row function it was written from; changing that body first leaves a twin
     that ``reload-bf16-row`` no longer recognizes, and the walk ends short of naive."""
-    from passes.cache_bf16_row import twin_of
+    from kltrans.passes.bf16_twin import twin_of
 
     fn = site.function
     twin = twin_of(site.unit, fn.name) if fn is not None else None
