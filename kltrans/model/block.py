@@ -30,8 +30,8 @@ import threading
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from kltrans.model.effects import (Cell, Effects, Machine, MemRef, Ptr, Term, Unsupported, _declarator,
-                                   _Return, binop)
+from kltrans.model.effects import Machine, _declarator
+from kltrans.model.values import Cell, Effects, MemRef, Ptr, Return, Term, Unsupported, binop
 
 if TYPE_CHECKING:  # pragma: no cover
     from kltrans.syntax.cuda import Function
@@ -170,8 +170,6 @@ class _Thread(Machine):
         p = self.expr(node, env)
         if not isinstance(p, Ptr):
             raise Unsupported("an atomic on something that is not a known pointer")
-        from kltrans.model.effects import MemRef
-
         return MemRef(self, p.base, p.offset, 1, None)
 
 
@@ -229,7 +227,7 @@ class Block:
             try:
                 for s in stmts:
                     th.stmt(s, env)
-            except _Return:  # the thread is done
+            except Return:  # the thread is done
                 pass
         return self.fx
 
@@ -260,7 +258,7 @@ class Block:
                 self._wait_turn(t)
                 for s in stmts:
                     th.stmt(s, envs[t])
-            except _Return:  # the thread leaves the kernel: done, barriers go on without it
+            except Return:  # the thread leaves the kernel: done, barriers go on without it
                 pass
             except _Abort:
                 return
@@ -268,7 +266,7 @@ class Block:
                 errors[t] = str(e)
             except Exception as e:  # an interpreter error on odd code: never a result
                 errors[t] = f"{type(e).__name__}: {e}"
-            except BaseException:  # pragma: no cover - a _Return out of the region
+            except BaseException:  # pragma: no cover - a Return out of the region
                 errors[t] = "a return from the region"
             self._parked[t] = ("done", None, None)
             self._back.release()

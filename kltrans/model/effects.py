@@ -37,13 +37,17 @@ Layering: :mod:`kltrans.syntax`, the public names of :mod:`kltrans.analysis` and
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from kltrans.analysis.smem import record_fields, type_size
 from kltrans.model.accesses import typedefs
+from kltrans.model.code import (as_int, branch_names, expr_code, index_node, lvalue_code,
+                                misparsed_shape, stmt_code, tables)
 from kltrans.model.launch import template_bindings
 from kltrans.model.ops import operations
+from kltrans.model.values import (QUALIFIERS, Agg, Cell, Effects, FieldRef, Fn, Layout, MemRef, Ptr,
+                                  Ref, Return, SlotRef, Term, Unsupported, copy_value,
+                                  vector_lanes)
 from kltrans.syntax.contract import file_constants
 from kltrans.syntax.cuda import find_functions
 
@@ -57,105 +61,12 @@ MAX_STEPS = 20000
 _PRIMITIVE = {"float", "double", "int", "unsigned", "long", "short", "char", "bool", "half",
               "__half", "size_t"}
 MAX_DEPTH = 8
-_VECTOR = re.compile(r"^(?:const\s+)?((?:u?(?:char|short|int|long|longlong))|float|double|half"
-                     r"|__half|bfloat16|__nv_bfloat16)([1-4])$")
 _LANES = "xyzw"
-_SKIP = ("comment", "preproc_call", "empty_statement", ";")
-_QUALIFIERS = re.compile(r"\b(const|volatile|__restrict__|__restrict|static|register|"
-                         r"constexpr|__shared__|__device__)\b")
-
-
-class Unsupported(Exception):
-    """The machine cannot run this code; the message says what it met."""
-
-
-class Term:
-    """A symbolic value: an operation and its arguments (terms, numbers, names).
-
-    Terms share their subterms, so a value computed from itself many times stays small;
-    each carries a structural hash ``h`` computed once from its arguments' hashes, which
-    makes equality (same operation, arguments with the same hashes) and the canonical
-    order of commutative operands cost no walk of the tree. Two different terms with the
-    same 64-bit hash would compare equal: a chance far below any other error here.
-    """
-
-    __slots__ = ("op", "args", "h")
-
-    def __init__(self, op: str, *args):
-        self.op = op
-        self.args = args
-        self.h = hash((op,) + tuple(a.h if isinstance(a, Term) else (type(a).__name__, a)
-                                    for a in args))
-
-    def __eq__(self, other) -> bool:
-        return isinstance(other, Term) and self.h == other.h and self.op == other.op and \
-            len(self.args) == len(other.args)
-
-    def __hash__(self) -> int:
-        return self.h
-
-    def __repr__(self) -> str:
-        return self.show()
-
-    def show(self, depth: int = 4) -> str:
-        """The term as text, subterms deeper than ``depth`` written ``...``."""
-        if depth <= 0:
-            return "..."
-        parts = [a.show(depth - 1) if isinstance(a, Term) else repr(a) for a in self.args]
-        return f"{self.op}({', '.join(parts)})"
-
-
-@dataclass
-class Ptr:
-    """A pointer ``offset`` elements into array ``base``, moving ``width`` elements;
-    ``inner``, the inner dimensions of the array it names (``tile`` of ``tile[8][33]``:
-    ``(33,)``, so ``tile[i]`` is a row)."""
-
-    base: str
-    offset: int
-    width: int = 1
-    view: str | None = None
-    inner: tuple = ()
-
-
-@dataclass
-class Agg:
-    """A vector or a fixed local array: one value per element."""
-
-    type: str
-    slots: list
-
-
-@dataclass
-class Fn:
-    """A lambda: its node and the environment it captured."""
-
-    node: Any
-    env: dict
-
-
-@dataclass
-class Cell:
-    value: Any = None
-
-
-@dataclass
-class Effects:
-    """``stores``: (array, element) -> value last stored; ``loads``: elements read from
-    memory (not from a store of the same run)."""
-
-    stores: dict = field(default_factory=dict)
-    loads: set = field(default_factory=set)
-
-
-class _Return(Exception):
-    def __init__(self, value):
-        self.value = value
-
 
 #: cooperative-group queries a thread answers from its own indices (Machine.group_query)
 _GROUP_QUERIES = ("index.block_rank", "index.thread", "index.lane", "index.warp",
                   "size.block", "size.tile", "size.tiles", "index.block")
+
 
 class Machine:
     """Runs statements of ``fn`` for one thread of a launch (see the module doc)."""
@@ -183,6 +94,7 @@ class Machine:
         self.depth = 0
         self.selecting = 0  # inside a branch of a value-dependent if (Machine.select)
         self._layouts: dict = {}
+        self._exprs, self._stmts, self._lvalues = tables(unit)
 
     # ------------------------------------------------------------------ entry points
     def parameters(self) -> dict:
@@ -217,45 +129,11 @@ class Machine:
             raise Unsupported(f"more than {MAX_STEPS} statements run")
 
     def stmt(self, n, env):
-        self.tick()
-        t = n.type
-        if t in _SKIP:
-            return
-        if t == "compound_statement":
-            inner = dict(env)
-            for c in n.named_children:
-                self.stmt(c, inner)
-            for k in env:
-                env[k] = inner[k]
-            return
-        if t == "expression_statement":
-            decl = misparsed_declaration(self.unit, n, env)
-            # `ns::Type<32> x = init;`, read by the parser as `(A < 32) > (x = init)`
-            if decl is not None:
-                env[decl[0]] = Cell(self.expr(decl[1], env))
-                return
-            for c in n.named_children:
-                self.expr(c, env)
-            return
-        if t == "declaration":
-            return self.declare(n, env)
-        if t == "if_statement":
-            cond = self.expr(n.child_by_field_name("condition"), env)
-            if isinstance(cond, Term):
-                return self.select(n, cond, env)
-            cond = self.concrete(n.child_by_field_name("condition"), env, "an if condition")
-            branch = n.child_by_field_name("consequence" if cond else "alternative")
-            if branch is not None:
-                if branch.type == "else_clause":
-                    branch = branch.named_children[-1]
-                self.stmt(branch, env)
-            return
-        if t in ("for_statement", "while_statement"):
-            return self.loop(n, env)
-        if t == "return_statement":
-            vals = [c for c in n.named_children if c.type != "comment"]
-            raise _Return(self.expr(vals[0], env) if vals else None)
-        raise Unsupported(f"a {t.replace('_', ' ')} at line {n.start_point[0] + 1}")
+        """Run statement ``n`` in ``env`` (compiled once per unit: :mod:`kltrans.model.code`)."""
+        f = self._stmts.get(n.id)
+        if f is None:
+            f = stmt_code(self.unit, n)
+        f(self, env)
 
     def select(self, n, cond: Term, env):
         """An if whose condition depends on a value, if-converted: both branches run from
@@ -263,21 +141,26 @@ class Machine:
         else)`` afterwards (``if (x > m) m = x;`` gives ``select(x > m, x, m)``, which
         :func:`kltrans.model.block.normal` reads as a max). Branches that store to memory,
         return or involve other threads are :class:`Unsupported` (:attr:`selecting`)."""
-        cells = {k: c for k, c in env.items() if isinstance(c, Cell)}
-        before = {k: _copy(c.value) for k, c in cells.items()}
+        names, called = branch_names(self.unit, n)
+        if any(c in self.funcs or isinstance(getattr(env.get(c), "value", None), Fn)
+               for c in called):  # a call may set any local (by reference, or captured)
+            cells = {k: c for k, c in env.items() if isinstance(c, Cell)}
+        else:  # only the locals the branches name can change
+            cells = {k: env[k] for k in names if isinstance(env.get(k), Cell)}
+        before = {k: copy_value(c.value) for k, c in cells.items()}
         outs = []
         self.selecting += 1
         try:
             for part in ("consequence", "alternative"):
                 for k, c in cells.items():
-                    c.value = _copy(before[k])
+                    c.value = copy_value(before[k])
                 branch = n.child_by_field_name(part)
                 if branch is not None and branch.type == "else_clause":
                     branch = branch.named_children[-1]
                 if branch is not None:
                     try:
                         self.stmt(branch, env)
-                    except _Return:
+                    except Return:
                         raise Unsupported("a return under an if that depends on a value") \
                             from None
                 outs.append({k: c.value for k, c in cells.items()})
@@ -311,23 +194,6 @@ class Machine:
                               "on a value")
         return v
 
-    def loop(self, n, env):
-        inner = dict(env)
-        if n.type == "for_statement":
-            init = n.child_by_field_name("initializer")
-            if init is not None:
-                (self.declare if init.type == "declaration" else self.expr)(init, inner)
-        cond = n.child_by_field_name("condition")
-        update = n.child_by_field_name("update")
-        body = n.child_by_field_name("body")
-        while cond is None or self.concrete(cond, inner, "a loop condition"):
-            self.tick()
-            self.stmt(body, inner)
-            if update is not None:
-                self.expr(update, inner)
-        for k in env:
-            env[k] = inner[k]
-
     def declare(self, n, env):
         typ = self.unit.text(n.child_by_field_name("type"))
         for d in n.children_by_field_name("declarator"):
@@ -358,16 +224,16 @@ class Machine:
                 if val is not None and not (isinstance(val, Agg) and
                                             len(val.slots) == lay.lanes):
                     raise Unsupported(f"{name} (a {lay.type}) set from something else")
-                env[name] = Cell(_copy(val) if val is not None
+                env[name] = Cell(copy_value(val) if val is not None
                                  else Agg(lay.type, [None] * lay.lanes))
-            elif not ptr and _vector_lanes(typ):
-                env[name] = Cell(_copy(val) if isinstance(val, Agg)
-                                 else Agg(typ, [None] * _vector_lanes(typ)))
+            elif not ptr and vector_lanes(typ):
+                env[name] = Cell(copy_value(val) if isinstance(val, Agg)
+                                 else Agg(typ, [None] * vector_lanes(typ)))
             else:
                 env[name] = Cell(self.convert(typ, val) if not ptr else val)
 
     def convert(self, typ: str, val):
-        base = _QUALIFIERS.sub("", typ).strip()
+        base = QUALIFIERS.sub("", typ).strip()
         if isinstance(val, int) and base in ("float", "double"):
             return Term("num", float(val))
         if isinstance(val, Term) and base in ("int", "unsigned", "unsigned int", "long"):
@@ -379,96 +245,26 @@ class Machine:
 
     # ------------------------------------------------------------------- expressions
     def concrete(self, node, env, what: str) -> int:
-        v = self.expr(node, env)
-        if isinstance(v, bool):
-            return int(v)
-        if not isinstance(v, int):
-            raise Unsupported(f"{what} that depends on a value ({self.unit.text(node)[:60]})")
-        return v
+        return as_int(self.expr(node, env), what, self.unit.text(node))
+
 
     def expr(self, n, env):
+        """The value of expression ``n`` in ``env`` (compiled once per unit)."""
+        f = self._exprs.get(n.id)
+        if f is None:
+            f = expr_code(self.unit, n)
+        return f(self, env)
+
+    def expr_walk(self, n, env):
+        """The expressions :mod:`kltrans.model.code` does not compile, read from the tree."""
         t = n.type
-        if t in ("parenthesized_expression", "condition_clause"):
-            inner = [c for c in n.named_children if c.type != "comment"]
-            return self.expr(inner[-1], env)
-        if t == "number_literal":
-            return _number(self.unit.text(n))
-        if t in ("true", "false"):
-            return int(t == "true")
-        if t == "identifier":
-            return self.name(self.unit.text(n), env)
-        if t == "field_expression":
-            arg = n.child_by_field_name("argument")
-            op = self.ops.get(arg.id) if arg.type == "call_expression" else None
-            f = self.unit.text(n.child_by_field_name("field"))
-            if op is not None and op.name in ("index.block", "index.thread") and f in "xyz":
-                # block.group_index().x, block.thread_index().x
-                key = ("blockIdx." if op.name == "index.block" else "threadIdx.") + f
-                if key not in self.ints:
-                    raise Unsupported(f"{self.unit.text(n)}: not known at this launch")
-                return self.ints[key]
-            if arg.type == "identifier" and self.unit.text(arg) in ("threadIdx", "blockIdx",
-                                                                    "blockDim", "gridDim"):
-                key = self.unit.text(n).replace(" ", "")
-                if key not in self.ints:
-                    raise Unsupported(f"{key} has no value here")
-                return self.ints[key]
-            return self.lvalue(n, env).get()
-        if t == "subscript_expression":
-            row = self._row(n, env)
-            if row is not None:
-                return row
-        if t in ("subscript_expression", "pointer_expression") and _deref(n):
+        if t == "pointer_expression" and _deref(n):  # *p
             return self.lvalue(n, env).get()
         if t == "pointer_expression":  # &x
             lv = self.lvalue(n.child_by_field_name("argument"), env)
             if isinstance(lv, MemRef):
                 return Ptr(lv.base, lv.index, lv.width, None)
             raise Unsupported(f"the address of a local ({self.unit.text(n)[:40]})")
-        if t == "binary_expression":
-            op = self.unit.text(n.child_by_field_name("operator"))
-            a = self.expr(n.child_by_field_name("left"), env)
-            if op in ("&&", "||") and isinstance(a, int):
-                if (op == "&&") != bool(a):
-                    return int(bool(a))
-                b = self.expr(n.child_by_field_name("right"), env)
-                # a value-dependent right operand stays a term (a branch on it is refused)
-                return int(bool(b)) if isinstance(b, int) else Term("logic", op, b)
-            return binop(op, a, self.expr(n.child_by_field_name("right"), env))
-        if t == "unary_expression":
-            op = self.unit.text(n.child_by_field_name("operator"))
-            a = self.expr(n.child_by_field_name("argument"), env)
-            if isinstance(a, int):
-                return {"-": -a, "+": a, "!": int(not a), "~": ~a}[op]
-            return a if op == "+" else Term("unop", op, a)
-        if t == "conditional_expression":
-            c = self.expr(n.child_by_field_name("condition"), env)
-            if isinstance(c, Term):  # on a value: both sides, without side effects
-                sides = [self.pure(n.child_by_field_name(k), env)
-                         for k in ("consequence", "alternative")]
-                return Term("select", c, *(Term("num", float(v)) if not isinstance(v, Term)
-                                           else v for v in sides))
-            c = self.concrete(n.child_by_field_name("condition"), env, "a ?: condition")
-            return self.expr(n.child_by_field_name("consequence" if c else "alternative"), env)
-        if t == "assignment_expression":
-            return self.assign(n, env)
-        if t == "update_expression":
-            lv = self.lvalue(n.child_by_field_name("argument"), env)
-            old = lv.get()
-            op = "+" if "++" in self.unit.text(n) else "-"
-            lv.set(binop(op, old, 1))
-            prefix = n.children[0].type in ("++", "--")
-            return lv.get() if prefix else old
-        if t == "cast_expression":
-            typ = self.unit.text(n.child_by_field_name("type"))
-            return self.cast(typ, self.expr(n.child_by_field_name("value"), env))
-        if t == "comma_expression":
-            self.expr(n.child_by_field_name("left"), env)
-            return self.expr(n.child_by_field_name("right"), env)
-        if t == "call_expression":
-            return self.call(n, env)
-        if t == "lambda_expression":
-            return Fn(n, env)
         if t in ("sizeof_expression",):
             v = type_size(self.unit, self.bound(self.unit.text(n)[6:].strip(" ()")))
             if v is None:
@@ -502,7 +298,7 @@ class Machine:
         return re.sub(r"[A-Za-z_]\w*", lambda m: self.types.get(m.group(0), m.group(0)), typ)
 
     def view(self, p: Ptr, typ: str) -> Ptr:
-        target = _QUALIFIERS.sub("", self.bound(typ).rstrip("* ").strip()).strip()
+        target = QUALIFIERS.sub("", self.bound(typ).rstrip("* ").strip()).strip()
         elem = self._elem(p.base)
         ts, es = type_size(self.unit, target), type_size(self.unit, elem) if elem else None
         if ts is None or es is None or ts % es:
@@ -512,17 +308,8 @@ class Machine:
     def _elem(self, base: str) -> str | None:
         for p in self.fn.params:
             if p.name == base:
-                return _QUALIFIERS.sub("", self.bound(p.base_type)).strip()
+                return QUALIFIERS.sub("", self.bound(p.base_type)).strip()
         return None
-
-    def assign(self, n, env):
-        op = self.unit.text(n.child_by_field_name("operator"))
-        lv = self.lvalue(n.child_by_field_name("left"), env)
-        val = self.expr(n.child_by_field_name("right"), env)
-        if op != "=":
-            val = binop(op[:-1], lv.get(), val)
-        lv.set(val)
-        return val
 
     def call(self, n, env):
         fnode = n.child_by_field_name("function")
@@ -561,7 +348,7 @@ class Machine:
         if name in self.funcs and name != self.fn.name:
             return self.invoke(self.funcs[name].node, {}, args, env)
         vals = [self.expr(a, env) for a in args]
-        if name.startswith("make_") and _vector_lanes(name[5:]):
+        if name.startswith("make_") and vector_lanes(name[5:]):
             return Agg(name[5:], vals)
         if name in ("min", "max") and all(isinstance(v, int) for v in vals):
             return (min if name == "min" else max)(vals)
@@ -621,12 +408,12 @@ class Machine:
                     local[pname] = self.lvalue(a, env)
                 else:
                     v = self.expr(a, env)
-                    local[pname] = Cell(_copy(v) if isinstance(v, Agg) else v)
+                    local[pname] = Cell(copy_value(v) if isinstance(v, Agg) else v)
             body = fnode.child_by_field_name("body")
             try:
                 for s in body.named_children:
                     self.stmt(s, local)
-            except _Return as r:
+            except Return as r:
                 return r.value
             return None
         finally:
@@ -651,10 +438,7 @@ class Machine:
         base = self.expr(arg, env)
         if not isinstance(base, Ptr) or not base.inner:
             return None
-        idx_nodes = n.child_by_field_name("indices") or n.child_by_field_name("index")
-        idx_node = idx_nodes.named_children[0] if idx_nodes.type == "subscript_argument_list" \
-            else idx_nodes
-        k = self.concrete(idx_node, env, "an index")
+        k = self.concrete(index_node(n), env, "an index")
         stride = 1
         for d in base.inner:
             stride *= d
@@ -662,28 +446,15 @@ class Machine:
                    base.inner[1:])
 
     def lvalue(self, n, env) -> "Ref":
+        """The place expression ``n`` names in ``env`` (compiled once per unit)."""
+        f = self._lvalues.get(n.id)
+        if f is None:
+            f = lvalue_code(self.unit, n)
+        return f(self, env)
+
+    def lvalue_walk(self, n, env) -> "Ref":
+        """The lvalues :mod:`kltrans.model.code` does not compile, read from the tree."""
         t = n.type
-        if t == "parenthesized_expression":
-            return self.lvalue(n.named_children[-1], env)
-        if t == "identifier":
-            name = self.unit.text(n)
-            cell = env.get(name)
-            if cell is None:
-                raise Unsupported(f"{name} is not a local or parameter")
-            return cell if isinstance(cell, Ref) else VarRef(cell)
-        if t == "subscript_expression":
-            arg = n.child_by_field_name("argument")
-            idx_nodes = n.child_by_field_name("indices") or n.child_by_field_name("index")
-            idx_node = idx_nodes.named_children[0] if idx_nodes.type == "subscript_argument_list" \
-                else idx_nodes
-            k = self.concrete(idx_node, env, "an index")
-            base = self.expr(arg, env)
-            if isinstance(base, Ptr):
-                return MemRef(self, base.base, base.offset + k * base.width, base.width,
-                              base.view)
-            if isinstance(base, Agg):
-                return self.element(self.lvalue(arg, env), k)
-            raise Unsupported(f"a subscript of {self.unit.text(arg)[:40]}")
         if t == "pointer_expression" and _deref(n):
             p = self.expr(n.child_by_field_name("argument"), env)
             if not isinstance(p, Ptr):
@@ -711,14 +482,14 @@ class Machine:
         raise Unsupported(f"an assignment to {self.unit.text(n)[:40]}")
 
     # ------------------------------------------------------------ structs and unions
-    def layout(self, typ: str | None) -> "_Layout | None":
+    def layout(self, typ: str | None) -> "Layout | None":
         """The lanes of a struct or union of the unit (None for any other type): every
         scalar of it one lane, members of a struct one after the other, members of a union
         all from lane 0, so a ``float4`` and a ``float[4]`` of one union share their four
         lanes (the members must then cut it into lanes of one width)."""
         if typ is None:
             return None
-        key = _QUALIFIERS.sub("", typ).strip()
+        key = QUALIFIERS.sub("", typ).strip()
         if key in self._layouts:
             return self._layouts[key]
         self._layouts[key] = None  # a cycle reads as no layout
@@ -738,7 +509,7 @@ class Machine:
         if len(widths) > 1:
             raise Unsupported(f"the union {key}: its members cut it into lanes of different "
                               f"widths")
-        lay = _Layout(key, at, fields)
+        lay = Layout(key, at, fields)
         self._layouts[key] = lay
         return lay
 
@@ -747,7 +518,7 @@ class Machine:
         lay = self.layout(typ)
         if lay is not None:
             return lay.lanes
-        return _vector_lanes(typ) or 1
+        return vector_lanes(typ) or 1
 
     def element(self, ref: "Ref", k: int) -> "Ref":
         """Element (or lane) ``k`` of the vector, array or member ``ref`` refers to."""
@@ -764,206 +535,15 @@ class Machine:
         return SlotRef(ref.of, ref.start + k)
 
 
-class Ref:
-    def get(self):  # pragma: no cover - interface
-        raise NotImplementedError
-
-    def set(self, v):  # pragma: no cover - interface
-        raise NotImplementedError
-
-
-@dataclass
-class VarRef(Ref):
-    cell: Cell
-
-    def get(self):
-        if self.cell.value is None:
-            raise Unsupported("a read of a variable with no value")
-        return self.cell.value
-
-    def set(self, v):
-        self.cell.value = _copy(v) if isinstance(v, Agg) else v
-
-
-@dataclass
-class SlotRef(Ref):
-    of: Ref
-    slot: int
-
-    def get(self):
-        agg = self.of.get()
-        if not isinstance(agg, Agg) or not 0 <= self.slot < len(agg.slots):
-            raise Unsupported("an element outside a vector or local array")
-        if agg.slots[self.slot] is None:
-            raise Unsupported("a read of an element with no value")
-        return agg.slots[self.slot]
-
-    def set(self, v):
-        agg = self.of.get()
-        if not isinstance(agg, Agg) or not 0 <= self.slot < len(agg.slots):
-            raise Unsupported("an element outside a vector or local array")
-        agg.slots[self.slot] = v
-
-
-@dataclass
-class FieldRef(Ref):
-    """``count`` lanes from ``start`` of the struct or union ``of`` refers to: one value
-    when the member is a scalar, else an aggregate of its lanes."""
-
-    of: Ref
-    start: int
-    count: int
-    type: str
-    dims: tuple
-    scalar: bool
-
-    def _rec(self) -> Agg:
-        rec = self.of.get()
-        if not isinstance(rec, Agg) or self.start + self.count > len(rec.slots):
-            raise Unsupported("a member outside its struct")
-        return rec
-
-    def get(self):
-        lanes = self._rec().slots[self.start:self.start + self.count]
-        if self.scalar and not self.dims:
-            if lanes[0] is None:
-                raise Unsupported("a read of a member with no value")
-            return lanes[0]
-        return Agg(self.type if not self.dims else f"{self.type}[]", list(lanes))
-
-    def set(self, v):
-        rec = self._rec()
-        if self.scalar and not self.dims:
-            rec.slots[self.start] = v
-            return
-        if not isinstance(v, Agg) or len(v.slots) != self.count:
-            raise Unsupported(f"a {self.count}-lane member set from something else")
-        rec.slots[self.start:self.start + self.count] = list(v.slots)
-
-
-@dataclass(frozen=True)
-class _Layout:
-    type: str
-    lanes: int
-    fields: dict  # member -> (first lane, lanes, type, array dims)
-
-
-@dataclass
-class MemRef(Ref):
-    m: Machine
-    base: str
-    index: int
-    width: int
-    view: str | None
-
-    def get(self):
-        vals = []
-        for k in range(self.width):
-            key = (self.base, self.index + k)
-            if key in self.m.fx.stores:
-                vals.append(self.m.fx.stores[key])
-            else:
-                self.m.fx.loads.add(key)
-                vals.append(Term("load", *key))
-        return vals[0] if self.width == 1 else Agg(self.view or "", vals)
-
-    def set(self, v):
-        if self.m.selecting:
-            raise Unsupported("a store under an if that depends on a value")
-        if self.width == 1:
-            self.m.fx.stores[(self.base, self.index)] = v
-            return
-        if not isinstance(v, Agg) or len(v.slots) != self.width:
-            raise Unsupported(f"a {self.width}-element store of something else")
-        for k, s in enumerate(v.slots):
-            self.m.fx.stores[(self.base, self.index + k)] = s
-
-
 # --------------------------------------------------------------------------- helpers
-_COMMUTES = {"+", "*", "&", "|", "^", "==", "!="}
-
-
-def binop(op: str, a, b):
-    """``a op b``: integers computed as C computes them, anything else a term
-    (commutative operators with their operands in a fixed order)."""
-    if isinstance(a, bool):
-        a = int(a)
-    if isinstance(b, bool):
-        b = int(b)
-    if isinstance(a, Ptr) and isinstance(b, int) and op in "+-":
-        return Ptr(a.base, a.offset + (b if op == "+" else -b) * a.width, a.width, a.view)
-    if isinstance(b, Ptr) and isinstance(a, int) and op == "+":
-        return binop(op, b, a)
-    if isinstance(a, int) and isinstance(b, int):
-        return _int_op(op, a, b)
-    if isinstance(a, (Ptr, Agg, Fn)) or isinstance(b, (Ptr, Agg, Fn)):
-        raise Unsupported(f"'{op}' on a pointer or an aggregate")
-    if a is None or b is None:
-        raise Unsupported(f"'{op}' on the value of a call that returns nothing")
-    if isinstance(a, int):
-        a = Term("num", float(a))
-    if isinstance(b, int):
-        b = Term("num", float(b))
-    if op in _COMMUTES and (b.h, repr(b.op)) < (a.h, repr(a.op)):
-        a, b = b, a
-    return Term("op", op, a, b)
-
-
-def _int_op(op: str, a: int, b: int) -> int:
-    if op in ("/", "%"):
-        if b == 0:
-            raise Unsupported("an integer division by zero")
-        q = abs(a) // abs(b) * (1 if (a >= 0) == (b > 0) else -1)
-        return q if op == "/" else a - q * b
-    if op in ("<<", ">>") and not 0 <= b < 64:
-        raise Unsupported("a shift out of range")
-    table = {"+": a + b, "-": a - b, "*": a * b, "<<": a << b if op == "<<" else 0,
-             ">>": a >> b if op == ">>" else 0, "&": a & b, "|": a | b, "^": a ^ b,
-             "<": int(a < b), "<=": int(a <= b), ">": int(a > b), ">=": int(a >= b),
-             "==": int(a == b), "!=": int(a != b), "&&": int(bool(a and b)),
-             "||": int(bool(a or b))}
-    if op not in table:
-        raise Unsupported(f"the operator {op}")
-    return table[op]
-
-
-def _number(text: str):
-    t = text.lower().rstrip("ul")
-    if re.fullmatch(r"0x[0-9a-f]+|\d+", t):
-        return int(t, 0)
-    try:
-        return Term("num", float(t.rstrip("f")))
-    except ValueError:
-        raise Unsupported(f"the number {text}") from None
-
-
-def _vector_lanes(typ: str) -> int:
-    m = _VECTOR.match(_QUALIFIERS.sub("", typ).strip())
-    return int(m.group(2)) if m else 0
-
-
-def _copy(v):
-    return Agg(v.type, list(v.slots)) if isinstance(v, Agg) else v
-
-
 def misparsed_declaration(unit, stmt, env):
     """(name, initializer) when the statement is a declaration with a template type that
     tree-sitter reads as comparisons, ``(T < N) > (name = init)``: ``T`` names no variable
     and ``name`` none yet; else None."""
-    e = stmt.named_children[0] if stmt.named_children else None
-    if e is None or e.type != "binary_expression" or \
-            unit.text(e.child_by_field_name("operator")) != ">":
+    shape = misparsed_shape(unit, stmt)
+    if shape is None or shape[0] in env or shape[1] in env:
         return None
-    left, right = e.child_by_field_name("left"), e.child_by_field_name("right")
-    if left.type != "binary_expression" or unit.text(left.child_by_field_name("operator")) != "<" \
-            or right.type != "assignment_expression" or \
-            unit.text(right.child_by_field_name("operator")) != "=":
-        return None
-    typ, name = left.child_by_field_name("left"), right.child_by_field_name("left")
-    if typ.type not in ("identifier", "qualified_identifier") or unit.text(typ) in env or \
-            name.type != "identifier" or unit.text(name) in env:
-        return None
-    return unit.text(name), right.child_by_field_name("right")
+    return shape[1], shape[2]
 
 
 def _deref(n) -> bool:
@@ -1032,7 +612,7 @@ def draws(fn: "Function", block: int | None, seed: int, count: int = 3) -> list[
     for k in range(count):
         ints: dict[str, int] = {}
         for p in fn.params:
-            if p.name and not p.pointer and _QUALIFIERS.sub("", p.base_type).strip() in (
+            if p.name and not p.pointer and QUALIFIERS.sub("", p.base_type).strip() in (
                     "int", "unsigned", "unsigned int", "long", "size_t", "int64_t",
                     "uint32_t", "int32_t", "long long", "unsigned long long"):
                 ints[p.name] = 16 * rnd.randrange(unit, 4 * unit + 1) + (3 + 5 * k) % 16

@@ -4,7 +4,8 @@ collectives, block folds read in any spelling, refused where the fold is not who
 import pytest
 
 from kltrans.model.block import leader_fold, normal, same_effects
-from kltrans.model.effects import Term, Unsupported, binop, draws
+from kltrans.model.effects import Term, Unsupported, draws
+from kltrans.model.values import binop
 from kltrans.model.grid import grid_run
 from kltrans.model.ops import operations
 from kltrans.syntax import parse

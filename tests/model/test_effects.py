@@ -2,7 +2,8 @@
 
 import pytest
 
-from kltrans.model.effects import (Machine, Term, Unsupported, before, binop, draws,
+from kltrans.model.values import binop
+from kltrans.model.effects import (Machine, Term, Unsupported, before, draws,
                                    interference, run_with)
 from kltrans.syntax import parse
 from kltrans.syntax.cuda import find_functions
