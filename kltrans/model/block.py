@@ -30,7 +30,8 @@ import threading
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from kltrans.model.effects import Machine, _declarator
+from kltrans.model.code import declaration
+from kltrans.model.effects import Machine
 from kltrans.model.values import Cell, Effects, MemRef, Ptr, Return, Term, Unsupported, binop
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -81,16 +82,14 @@ class _Thread(Machine):
 
     # ------------------------------------------------------------- shared memory
     def declare(self, n, env):
-        spec = [c for c in n.children if c.type == "storage_class_specifier" or
-                c.type == "attribute_specifier"]
-        if not any("__shared__" in self.unit.text(c) for c in spec) and \
-                "__shared__" not in self.unit.text(n).split("=")[0]:
+        decl = declaration(self.unit, n)
+        if not decl.shared:
             return super().declare(n, env)
-        extern = "extern" in self.unit.text(n).split("=")[0]
-        typ = self.bound(self.unit.text(n.child_by_field_name("type")))
-        for d in n.children_by_field_name("declarator"):
-            name, dims, ptr, _ = _declarator(self.unit, d, self, env) if not extern else \
-                (self.unit.text(_ident(d)), [], False, False)
+        extern = decl.extern
+        typ = self.bound(decl.type)
+        for d in decl.declarators:
+            name, dims, ptr, _ = d.resolve(self, env) if not extern else \
+                (self.unit.text(_ident(d.node)), [], False, False)
             base = "shared (dynamic)" if extern else f"shared {name}"
             self.block.types.setdefault(base, typ)
             if not extern and not dims and not ptr:  # a scalar: one shared element
@@ -192,7 +191,7 @@ class Block:
         self.fx = fx if fx is not None else BlockEffects()
         self.types: dict = {}
         self.threads = [_Thread(self.proto, self, t) for t in range(size)]
-        self._go = [threading.Semaphore(0) for _ in range(size)]
+        self._go: list = []  # the threads' turns, made by run (run_each needs none)
         self._back = threading.Semaphore(0)
         self._parked: dict = {}
         self._result: dict = {}
@@ -271,6 +270,8 @@ class Block:
             self._parked[t] = ("done", None, None)
             self._back.release()
 
+        self._go = [threading.Semaphore(0) for _ in range(self.size)]
+        self._back = threading.Semaphore(0)
         workers = [threading.Thread(target=main, args=(t,), daemon=True)
                    for t in range(self.size)]
         for w in workers:

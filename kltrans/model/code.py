@@ -24,6 +24,7 @@ Layering: :mod:`kltrans.model.values` only.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable
 
 from kltrans.model.values import (Agg, Cell, Fn, MemRef, Ptr, Ref, Return, Term, Unsupported,
@@ -130,6 +131,76 @@ def branch_names(unit: "Unit", n: "Node") -> tuple[frozenset, frozenset]:
                     called.add(u.text(f))
         return frozenset(names - {None}), frozenset(called)
     return unit.memo(f"model.code.branch_names.{n.id}", compute)
+
+
+@dataclass(frozen=True)
+class Declarator:
+    """One declarator of a declaration, as written: its name (None when it has none),
+    the size expressions of its array dimensions in the order the declarator nests them
+    (None for a size left out), whether it declares a pointer or a reference, and its
+    initializer (None without one)."""
+
+    name: "str | None"
+    sizes: tuple
+    pointer: bool
+    reference: bool
+    init: "Node | None"
+    node: "Node"
+
+    def resolve(self, m, env) -> tuple[str, list, bool, bool]:
+        """(name, array dims, is pointer, is reference), the sizes evaluated by ``m``."""
+        dims = []
+        for size in self.sizes:
+            if size is None:
+                raise Unsupported("an array of unknown size")
+            dims.insert(0, m.concrete(size, env, "an array size"))
+        if self.name is None:
+            raise Unsupported("a declaration without a name")
+        return self.name, dims, self.pointer, self.reference
+
+
+@dataclass(frozen=True)
+class Declaration:
+    """A declaration statement as written: its type's text, whether it declares shared
+    memory (``__shared__``, ``extern``), its declarators."""
+
+    type: str
+    shared: bool
+    extern: bool
+    declarators: tuple
+
+
+def declaration(unit: "Unit", n: "Node") -> Declaration:
+    """The declaration ``n``, read once per unit."""
+    def compute(u):
+        head = u.text(n).split("=")[0]
+        spec = [c for c in n.children if c.type in ("storage_class_specifier",
+                                                    "attribute_specifier")]
+        shared = any("__shared__" in u.text(c) for c in spec) or "__shared__" in head
+        return Declaration(u.text(n.child_by_field_name("type")), shared, "extern" in head,
+                           tuple(_declarator(u, d) for d in
+                                 n.children_by_field_name("declarator")))
+    return unit.memo(f"model.code.declaration.{n.id}", compute)
+
+
+def _declarator(unit: "Unit", d: "Node") -> Declarator:
+    node, init = d, None
+    if d.type == "init_declarator":
+        init = d.child_by_field_name("value")
+        d = d.child_by_field_name("declarator")
+    sizes, ptr, ref = [], False, False
+    while d is not None and d.type != "identifier":
+        if d.type == "array_declarator":
+            sizes.append(d.child_by_field_name("size"))
+        elif d.type == "pointer_declarator":
+            ptr = True
+        elif d.type == "reference_declarator":
+            ref = True
+            d = d.named_children[0] if d.named_children else None
+            continue
+        d = d.child_by_field_name("declarator")
+    return Declarator(unit.text(d) if d is not None else None, tuple(sizes), ptr, ref, init,
+                      node)
 
 
 def _raise(exc: Exception) -> Code:

@@ -41,8 +41,8 @@ from typing import TYPE_CHECKING
 
 from kltrans.analysis.smem import record_fields, type_size
 from kltrans.model.accesses import typedefs
-from kltrans.model.code import (as_int, branch_names, expr_code, index_node, lvalue_code,
-                                misparsed_shape, stmt_code, tables)
+from kltrans.model.code import (as_int, branch_names, declaration, expr_code, index_node,
+                                lvalue_code, misparsed_shape, stmt_code, tables)
 from kltrans.model.launch import template_bindings
 from kltrans.model.ops import operations
 from kltrans.model.values import (QUALIFIERS, Agg, Cell, Effects, FieldRef, Fn, Layout, MemRef, Ptr,
@@ -195,13 +195,11 @@ class Machine:
         return v
 
     def declare(self, n, env):
-        typ = self.unit.text(n.child_by_field_name("type"))
-        for d in n.children_by_field_name("declarator"):
-            init = None
-            if d.type == "init_declarator":
-                init = d.child_by_field_name("value")
-                d = d.child_by_field_name("declarator")
-            name, dims, ptr, ref = _declarator(self.unit, d, self, env)
+        decl = declaration(self.unit, n)
+        typ = decl.type
+        for d in decl.declarators:
+            init = d.init
+            name, dims, ptr, ref = d.resolve(self, env)
             if ref:
                 if init is None:
                     raise Unsupported(f"reference {name} without a binding")
@@ -551,27 +549,6 @@ def _deref(n) -> bool:
         return True
     op = n.child_by_field_name("operator")
     return op is not None and op.type == "*"
-
-
-def _declarator(unit, d, m: Machine, env):
-    """(name, array dims, is pointer, is reference) of a declarator."""
-    dims, ptr, ref = [], False, False
-    while d is not None and d.type != "identifier":
-        if d.type == "array_declarator":
-            size = d.child_by_field_name("size")
-            if size is None:
-                raise Unsupported("an array of unknown size")
-            dims.insert(0, m.concrete(size, env, "an array size"))
-        elif d.type == "pointer_declarator":
-            ptr = True
-        elif d.type == "reference_declarator":
-            ref = True
-            d = d.named_children[0] if d.named_children else None
-            continue
-        d = d.child_by_field_name("declarator")
-    if d is None:
-        raise Unsupported("a declaration without a name")
-    return unit.text(d), dims, ptr, ref
 
 
 def _params(decl):

@@ -13,6 +13,7 @@ Layering: nothing of kltrans; the standard library only.
 
 from __future__ import annotations
 
+import functools
 import operator
 import re
 from dataclasses import dataclass, field
@@ -296,7 +297,9 @@ def number(text: str):
         raise Unsupported(f"the number {text}") from None
 
 
+@functools.lru_cache(maxsize=4096)
 def vector_lanes(typ: str) -> int:
+    """How many lanes a CUDA vector type has (``float4``: 4); 0 for any other type."""
     m = _VECTOR.match(QUALIFIERS.sub("", typ).strip())
     return int(m.group(2)) if m else 0
 
