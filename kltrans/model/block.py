@@ -656,7 +656,9 @@ def normal(v, memo: dict | None = None):
         else:
             out = Term("ac", fam, *sorted(parts, key=_order))
     else:
-        out = Term(v.op, *[normal(a, memo) for a in v.args])
+        args = [normal(a, memo) for a in v.args]
+        # unchanged operands: the term itself (terms are values; building it anew costs)
+        out = v if all(x is y for x, y in zip(args, v.args)) else Term(v.op, *args)
     memo[v.h] = out
     return out
 
@@ -698,9 +700,11 @@ def _identity(fam: str, p) -> bool:
         return p == 0 or (isinstance(p, Term) and p.op == "num" and p.args[0] == 0.0)
     if fam == "*":
         return p == 1 or (isinstance(p, Term) and p.op == "num" and p.args[0] == 1.0)
-    inf = Term("sym", "INFINITY")
-    neg = Term("unop", "-", inf)
-    return p == (neg if fam == "max" else inf)
+    return p == (_NEG_INFINITY if fam == "max" else _INFINITY)
+
+
+_INFINITY = Term("sym", "INFINITY")
+_NEG_INFINITY = Term("unop", "-", _INFINITY)
 
 
 def _order(p):
