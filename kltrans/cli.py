@@ -15,19 +15,13 @@ import re
 import sys
 
 from kltrans.paths import MissingData, bundled, default_out, lineage_out
+from kltrans.syntax.diagnostics import UsageError
 
 EXIT_OK, EXIT_CHECK_FAILED, EXIT_USAGE = 0, 1, 2
 
 SKIP_DIRS = {".git", ".venv", "venv", "__pycache__", "node_modules", ".pytest_cache",
              ".hypothesis", "build", "dist", ".whl", "kltrans-out"}
 
-
-class UsageError(Exception):
-    """Bad command-line usage: printed as ``kltrans: error: ...`` with exit code 2."""
-
-    def __init__(self, message: str, hint: str | None = None):
-        super().__init__(message)
-        self.hint = hint
 
 
 class _Parser(argparse.ArgumentParser):

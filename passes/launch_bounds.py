@@ -107,7 +107,7 @@ def _block_expr(dims) -> str:
 
 def _launch_blocks(site):
     """([(block expression, launch or None for the header)], source, why when empty)."""
-    from kltrans.syntax.contract import _resolve as launch_dims
+    from kltrans.syntax.contract import launch_dims
 
     c, err = _contract(site)
     if c is None:

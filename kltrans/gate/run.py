@@ -171,7 +171,7 @@ def gate(kernel_file: str, workload: str, kernel: str | None = None, backend: st
         if run_timeout_s:  # the worker's own limit on its GPU time (gate.worker._watchdog)
             job["run_timeout_s"] = float(run_timeout_s)
         out = run_job(job, timeout_s)
-        results.extend(_stage_results(out, job_stages))
+        results.extend(stage_results(out, job_stages))
         if be == "cpu":
             _note_cpu_branches(unit, results)
     if be == "cpu" and "profile" in stages:
@@ -221,7 +221,7 @@ def variant_bench_size(wl, path: str):
     return None
 
 
-def _stage_results(out: dict, stages) -> list[StageResult]:
+def stage_results(out: dict, stages) -> list[StageResult]:
     secs = out.get("seconds", 0.0)
     if out.get("verdict") in ("timeout", "crash", "error"):
         reason = out.get("reason", "")
@@ -261,7 +261,7 @@ def bench(file_a: str, file_b: str, workload: str, kernel_a: str | None = None,
           side_ms: float = 1500.0, stop_when_slower: bool = False, min_reps: int = 5) -> dict:
     """Paired A/B timing in one worker. ``check_b=(sizes, seeds)``: first run the correct
     stage on B in the same worker (one CUDA start-up for both); a B that fails it is not
-    timed, and the result's ``correct`` says why (``gate.run._stage_results`` reads it).
+    timed, and the result's ``correct`` says why (``gate.run.stage_results`` reads it).
     ``side_ms``, ``stop_when_slower``, ``min_reps``: see :func:`kltrans.gate.profile.paired`.
     Without ``bench_size``: the workload's, unless A (else B) is a variant of the workload
     with a bench size of its own -- then both are timed at that size."""

@@ -122,7 +122,7 @@ def _describe(item: dict, r: dict) -> str:
 
 
 def _read_report(path: str) -> dict:
-    from kltrans.cli import UsageError
+    from kltrans.syntax.diagnostics import UsageError
     from kltrans.generality.report import REPORT_SCHEMA
     from kltrans.syntax.records import schema_problem
 
@@ -151,7 +151,7 @@ def _carried(paths: list, lineages, measures) -> dict:
     """measure -> results, from the reports at ``paths``, for the measures they have and
     this run does not make. Each report's lineages must be among this run's; no two may
     give the same measure of the same lineage."""
-    from kltrans.cli import UsageError
+    from kltrans.syntax.diagnostics import UsageError
 
     names = {lin.name for lin in lineages}
     out: dict = {}
@@ -184,7 +184,7 @@ def _carried(paths: list, lineages, measures) -> dict:
 
 
 def cmd_generality(args) -> int:
-    from kltrans.cli import UsageError
+    from kltrans.syntax.diagnostics import UsageError
     from kltrans.gate.backends import resolve_backend
     from kltrans.gate.executor import ExecutorError, make_executor
     from kltrans.generality.report import assemble, render_html, render_text

@@ -154,7 +154,7 @@ def timing_size(wl) -> dict | None:
     return dict(own) if own else None
 
 
-def _sizes(wl, limit: int | None) -> list[dict]:
+def gate_sizes(wl, limit: int | None) -> list[dict]:
     sizes = [dict(s) for s in wl.test_sizes]
     if limit is None:
         return sizes
@@ -459,7 +459,7 @@ def _walk(opts: WalkOptions, ex: _LazyExecutor) -> dict:
         kernel, ne = ks[0], None
     backend = resolve_backend(opts.backend)
     ex.backend = backend
-    sizes = _sizes(wl, opts.size_limit)
+    sizes = gate_sizes(wl, opts.size_limit)
     out = opts.out or lineage_out(wl.path)
     # facts every gate run guarantees (each buffer its own allocation, 16-byte aligned),
     # what the workload's tolerances allow, then the caller's

@@ -175,7 +175,7 @@ def register(sub) -> None:
 
 
 def cmd_optimize(args) -> int:
-    from kltrans.cli import UsageError
+    from kltrans.syntax.diagnostics import UsageError
     from kltrans.lineage.walk import WalkError
     from kltrans.optimize.search import OptimizeError, OptimizeOptions, menu_report, run
     from kltrans.syntax.files import atomic_write
@@ -256,7 +256,7 @@ def cmd_optimize(args) -> int:
 def render_menu(doc: dict) -> str:
     """``kltrans optimize --menu``'s text: the offers in the order the builtin filler takes
     them (round one), then what was left out and why, one line each."""
-    from kltrans.passes.base import _fmt
+    from kltrans.passes.base import format_value
 
     lib = doc["library"]
     kinds = [o["kind"] for o in doc["offers"]]
@@ -280,9 +280,9 @@ def render_menu(doc: dict) -> str:
         if o.get("tuning"):
             what += "; a tuning card (--tune-last: after the others)"
         out.append(f"  {o['id']:<4} {o['card']:<30} {o['location']}: {what}")
-        tune = [f"{n} in {', '.join(_fmt(v) for v in o_['values'])}"
+        tune = [f"{n} in {', '.join(format_value(v) for v in o_['values'])}"
                 for n, o_ in o["options"].items() if o_["tune"] and len(o_["values"]) > 1]
-        first = ",".join(f"{n}={_fmt(o_['default'])}" for n, o_ in o["options"].items())
+        first = ",".join(f"{n}={format_value(o_['default'])}" for n, o_ in o["options"].items())
         if first:
             out.append(f"       first {o['pass']}{{{first}}}")
         if tune:
@@ -296,7 +296,7 @@ def render_menu(doc: dict) -> str:
 
 
 def cmd_experiment(args) -> int:
-    from kltrans.cli import UsageError
+    from kltrans.syntax.diagnostics import UsageError
     from kltrans.optimize.experiment import ExperimentError, run_experiment
     from kltrans.syntax.files import output_problem
 

@@ -360,7 +360,7 @@ def _paired(a_src: bytes, b_src: bytes, name: str, wl, opts, check=None) -> dict
     """B against A, paired (:func:`kltrans.gate.tasks.bench_task`); ``check=(sizes,
     seeds)`` runs B's correct stage first in the same worker (then ``correct`` holds that
     stage's result)."""
-    from kltrans.gate.run import _stage_results
+    from kltrans.gate.run import stage_results
     from kltrans.gate.tasks import bench_task
 
     # the gate's file name for both: the program name is part of the compile cache's key
@@ -377,7 +377,7 @@ def _paired(a_src: bytes, b_src: bytes, name: str, wl, opts, check=None) -> dict
         correct = {"stage": "correct", "status": "pass",
                    "reason": f"{r['correct'].get('checks')} checks", "seconds": 0.0}
     elif check is not None and (r.get("correct") or r.get("verdict")):
-        st = _stage_results(r, ["correct"])[0]
+        st = stage_results(r, ["correct"])[0]
         correct = {"stage": "correct", "status": st.status, "reason": st.reason[:2000],
                    "seconds": round(st.seconds, 3)}
         if st.status != "pass":
@@ -557,7 +557,7 @@ def run(opts: OptimizeOptions) -> dict:
     """Optimize ``opts.kernel``; returns the trajectory document."""
     from kltrans import __version__
     from kltrans.gate.backends import resolve_backend
-    from kltrans.lineage.walk import _sizes
+    from kltrans.lineage.walk import gate_sizes
     from kltrans.optimize.retrieve import LibraryError, corpus_profiles, load_library, \
         workload_profile
     from kltrans.passes.manager import run_pass
@@ -612,7 +612,7 @@ def run(opts: OptimizeOptions) -> dict:
     forced_ctx = dataclasses.replace(ctx, force=True)
     target = workload_profile(wl)
     profiles = corpus_profiles(opts.corpus)
-    sizes = _sizes(wl, opts.size_limit)
+    sizes = gate_sizes(wl, opts.size_limit)
     name = os.path.basename(opts.kernel)
 
     filler_name = opts.filler

@@ -140,7 +140,7 @@ class Pass:
         opts = self.options()
         if not opts:
             return self.name
-        vals = ",".join(f"{o.name}={_fmt(getattr(self, o.field))}" for o in opts)
+        vals = ",".join(f"{o.name}={format_value(getattr(self, o.field))}" for o in opts)
         return f"{self.name}{{{vals}}}"
 
     # ------------------------------------------------------------------- running
@@ -219,7 +219,7 @@ class Pass:
 _BARE = re.compile(r"[A-Za-z0-9_.+\-*/%]+")
 
 
-def _fmt(v) -> str:
+def format_value(v) -> str:
     """An option value as a pipeline string writes it: bare when it can be, else quoted,
     so that every spec parses back (kltrans.passes.pipeline)."""
     if isinstance(v, bool):

@@ -189,8 +189,8 @@ def contracts(unit: "Unit") -> dict[str, LaunchContract]:
                                     f"{launch.kernel} disagrees with its host launcher at line "
                                     f"{launch.line}: {why}")
             continue
-        grid = _resolve(unit, launch, launch.grid)
-        block = _resolve(unit, launch, launch.block)
+        grid = launch_dims(unit, launch, launch.grid)
+        block = launch_dims(unit, launch, launch.block)
         out[launch.kernel] = LaunchContract(launch.kernel, grid, block,
                                             launch.shared_bytes or "0", "launcher",
                                             template_args=tuple(launch.template_args))
@@ -230,8 +230,8 @@ def _disagreement(unit: "Unit", header: LaunchContract, launch, consts: dict) ->
             [a.replace(" ", "") for a in launch.template_args]:
         return (f"template arguments <{', '.join(header.template_args)}> and "
                 f"<{', '.join(launch.template_args)}> (the header's first, the launcher's second)")
-    pairs = [("grid", header.grid, _resolve(unit, launch, launch.grid)),
-             ("block", header.block, _resolve(unit, launch, launch.block))]
+    pairs = [("grid", header.grid, launch_dims(unit, launch, launch.grid)),
+             ("block", header.block, launch_dims(unit, launch, launch.block))]
     for what, h, l in pairs:
         l = tuple(as_params(e) for e in l)
         h = tuple(re.sub(r"[A-Za-z_]\w*", lambda m: targs.get(m.group(0), m.group(0)), e)
@@ -294,7 +294,7 @@ def file_constants(unit: "Unit") -> dict[str, int]:
     return env
 
 
-def _resolve(unit: "Unit", launch, expr: str) -> tuple[str, ...]:
+def launch_dims(unit: "Unit", launch, expr: str) -> tuple[str, ...]:
     """Dims of a launch config expression, substituting `dim3 g(...)`/`int g = ...`."""
     e = expr.strip()
     m = re.fullmatch(r"dim3\s*[({](.*)[)}]", e, re.DOTALL)

@@ -96,6 +96,14 @@ class Diagnostic:
         return self.render(False)
 
 
+class UsageError(Exception):
+    """Bad command-line usage: printed as ``kltrans: error: ...`` with exit code 2."""
+
+    def __init__(self, message: str, hint: str | None = None):
+        super().__init__(message)
+        self.hint = hint
+
+
 class InputError(Exception):
     """A user-facing problem with the input (missing file, bad encoding, ...).
 
