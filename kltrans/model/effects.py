@@ -10,7 +10,8 @@ they are spelled: ``y4[i] = v`` after ``float4 v = x4[i]; v.x = f(v.x); ...`` an
 ``y[4*i+c] = f(x[4*i+c])`` store the same terms at the same elements.
 
 Read: declarations (scalars, CUDA vector types such as ``float4``, fixed local arrays),
-assignments and compound assignments, ``++``/``--``, ``if`` with a concrete condition,
+assignments and compound assignments, ``++``/``--``, ``if`` with a concrete condition
+(an ``if`` on a value is if-converted: :meth:`Machine.select`),
 ``for``/``while`` loops whose conditions come out concrete (run, at most
 :data:`MAX_STEPS` statements in all), ``return``; subscripts, ``*p``, pointer arithmetic,
 ``reinterpret_cast`` vector views (``float4`` over ``float``: 4 elements at a time), the
@@ -24,14 +25,17 @@ reference: their bodies run), ``min``/``max`` of integers, the unit's integer co
 
 Not read (the machine raises :class:`Unsupported` with the reason, never guesses):
 barriers, shuffles, atomics and the other operations of ``spellings.yaml`` that involve
-other threads; ``break``/``continue``/``goto``; a branch on a symbolic value; structs,
+other threads; ``break``/``continue``/``goto``; a branch on a symbolic value that stores or returns; structs,
 unions and pointers held in memory (in arrays or reached through pointers), unions whose
 members cut them into lanes of different widths, calls of member functions (what they
 read of their object is not known). Distinct arrays are distinct memory (the gate's
 inputs are separate buffers).
 
-Layering: :mod:`kltrans.syntax`, the public names of :mod:`kltrans.analysis` and
-:mod:`kltrans.model.ops`.
+The values are :mod:`kltrans.model.values`; the machine runs code compiled once per unit
+by :mod:`kltrans.model.code` (closures over the syntax), not the tree itself.
+
+Layering: :mod:`kltrans.syntax`, the public names of :mod:`kltrans.analysis`,
+:mod:`kltrans.model.ops`, :mod:`kltrans.model.values` and :mod:`kltrans.model.code`.
 """
 
 from __future__ import annotations
