@@ -25,10 +25,10 @@ reference: their bodies run), ``min``/``max`` of integers, the unit's integer co
 
 Not read (the machine raises :class:`Unsupported` with the reason, never guesses):
 barriers, shuffles, atomics and the other operations of ``spellings.yaml`` that involve
-other threads; ``break``/``continue``/``goto``; a branch on a symbolic value that stores or returns; structs,
-unions and pointers held in memory (in arrays or reached through pointers), unions whose
-members cut them into lanes of different widths, calls of member functions (what they
-read of their object is not known). Distinct arrays are distinct memory (the gate's
+other threads; ``break``/``continue``/``goto``; a branch on a symbolic value that stores
+or returns; structs, unions and pointers held in memory (in arrays or reached through
+pointers), unions whose members cut them into lanes of different widths, calls of member
+functions (what they read of their object is not known). Distinct arrays are distinct memory (the gate's
 inputs are separate buffers).
 
 The values are :mod:`kltrans.model.values`; the machine runs code compiled once per unit
