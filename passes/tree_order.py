@@ -6,8 +6,9 @@ whose index is a multiple of ``2 s`` fold slot ``t + s`` into ``t``) leaves the 
 threads scattered over every warp; handing pair ``2 s t`` to thread ``t`` (strided index)
 keeps them contiguous but makes the slots a warp touches ``2 s`` words apart (bank
 conflicts); sequential addressing (the threads below ``s`` fold slot ``t + s`` into ``t``,
-``s`` halving) has neither. Each order folds other pairs, so the sum comes out in another
-order. The tree is read by the kernel model (:func:`kltrans.model.trees.tree_loop`) in
+``s`` halving) has neither. Sequential addressing folds other pairs, so the sum comes out
+in another order; interleaved and strided index fold the same pairs
+(:func:`kltrans.model.trees.same_pairs`). The tree is read by the kernel model (:func:`kltrans.model.trees.tree_loop`) in
 any spelling; the pass rewrites its round loop from templates and keeps the fold, the
 thread's index and the barrier as the kernel writes them.
 """
@@ -19,7 +20,7 @@ from dataclasses import dataclass
 from kltrans.analysis.verdict import Verdict
 from kltrans.match import Rule
 from kltrans.model.equivalence import same_model
-from kltrans.model.trees import ORDERS, tree_loop, tree_slots
+from kltrans.model.trees import ORDERS, same_pairs, tree_loop, tree_slots
 from kltrans.passes import Choice, Pass, Precondition, option
 from kltrans.passes.manager import SkipSite
 from kltrans.passes.rewrite import fresh_name, indent_of, render, splice
@@ -32,7 +33,7 @@ _INTEGER = ("int", "unsigned", "long", "short", "char", "size_t", "int32_t", "ui
 _LOOP = """\
 {% if order == "sequential" %}for ({{ ty }} {{ s }} = {{ half }}; {{ s }} > 0; {{ s }} >>= 1) {
 {% else %}for ({{ ty }} {{ s }} = 1; {{ s }} < {{ n }}; {{ s }} *= 2) {
-{% endif %}{% if order == "strided-index" %}{{ step }}{{ ty }} {{ i }} = 2 * {{ s }} * {{ t }};
+{% endif %}{% if order == "strided-index" %}{{ step }}{{ ity }} {{ i }} = 2 * {{ s }} * {{ t }};
 {{ step }}if ({{ i }} < {{ n }}) {
 {% elif order == "interleaved" %}{{ step }}if ({{ t }} % (2 * {{ s }}) == 0) {
 {% else %}{{ step }}if ({{ t }} < {{ s }}) {
@@ -55,8 +56,9 @@ def _slots(site) -> int | None:
     return tree_slots(site.unit, _tree(site)[0], site.function)
 
 
-def loop_text(site, order: str) -> str:
-    """The tree's round loop written in ``order``."""
+def loop_text(site, order: str, index_type: str = "loop") -> str:
+    """The tree's round loop written in ``order`` (a strided index declared with the round
+    variable's type, or ``index_type`` when it is not ``loop``)."""
     unit = site.unit
     tree, why = _tree(site)
     if tree is None:
@@ -71,6 +73,7 @@ def loop_text(site, order: str) -> str:
     outer, inner = indent_of(unit, site.node.start_byte), indent_of(unit, tree.barrier.start_byte)
     step = inner[len(outer):] if inner.startswith(outer) and len(inner) > len(outer) else "    "
     return render(_LOOP, outer, order=order, ty=tree.var_type,
+                  ity=tree.var_type if index_type == "loop" else index_type,
                   s=tree.var, n=_paren(tree.slots), t=_paren(w),
                   half=str(int(tree.slots) // 2) if tree.slots.isdigit() else
                   f"{_paren(tree.slots)} / 2", i=i, fold=fold,
@@ -107,6 +110,9 @@ def _reassoc(site, ctx) -> Verdict:
     tree, _ = _tree(site)
     if tree.op in _EXACT:
         return Verdict.yes(f"a {tree.op} fold comes out the same in any order")
+    if same_pairs(tree.order, site.pass_.order):
+        return Verdict.yes(f"{tree.order} and {site.pass_.order} addressing fold the same "
+                           f"pairs in the same rounds")
     decl = next((d for d in site.unit.shared_decls() if d.name == tree.array), None)
     if tree.op == "sum" and decl is not None and any(t in decl.type for t in _INTEGER):
         return Verdict.yes(f"an integer sum ({decl.type}) comes out the same in any order")
@@ -120,7 +126,8 @@ def _same_results(site, ctx) -> Verdict:
     unit, fn = site.unit, site.function
     try:
         new = apply_edits(unit, [Edit(site.node.start_byte, site.node.end_byte,
-                                      loop_text(site, site.pass_.order))])
+                                      loop_text(site, site.pass_.order,
+                                                getattr(site.pass_, "index_type", "loop")))])
     except SkipSite as e:
         return Verdict.no(str(e))
     ok, why = same_model(unit, new, fn.name)
@@ -167,10 +174,12 @@ class TreeOrder(Pass):
     Preconditions: tree-loop (layout: the kernel model reads the loop as a block's tree),
     order-moves (the asked order is faster than the tree's: interleaved, strided index,
     sequential), power-of-two-slots (hardware), reduction-ops (dtype: max, min, bitwise
-    and integer folds are exact; float sums need --assume reassoc), same-results
+    and integer folds are exact, interleaved and strided index fold the same pairs; other
+    float sums need --assume reassoc), same-results
     (storage: the block machine runs both kernels).
 
-    Options: ``order`` (``sequential``, the default, or ``strided-index``).
+    Options: ``order`` (``sequential``, the default, or ``strided-index``), ``index-type``
+    (strided index: ``loop``, the round variable's type, the default, or ``int``).
     """
 
     name = "tree-order"
@@ -181,9 +190,13 @@ class TreeOrder(Pass):
 
     order: str = option("sequential", Choice("sequential", "strided-index"),
                         "the addressing the tree's rounds get", tune=True)
+    index_type: str = option("loop", Choice("loop", "int"),
+                             "strided-index: the type of the pair's index (loop: the round "
+                             "variable's)")
 
     def rewrite(self, site, ctx):
-        return [Edit(site.node.start_byte, site.node.end_byte, loop_text(site, self.order))]
+        return [Edit(site.node.start_byte, site.node.end_byte,
+                     loop_text(site, self.order, self.index_type))]
 
     def inverse_for(self, site, ctx):
         return InterleaveTree(order=_tree(site)[0].order)
@@ -227,4 +240,17 @@ class InterleaveTree(Pass):
         return [Edit(site.node.start_byte, site.node.end_byte, loop_text(site, self.order))]
 
     def inverse_for(self, site, ctx):
-        return TreeOrder(order=_tree(site)[0].order)
+        tree = _tree(site)[0]
+        return TreeOrder(order=tree.order, index_type=_index_type(site.unit, tree))
+
+
+def _index_type(unit, tree) -> str:
+    """How a strided-index tree declares its pair's index: ``int``, else as its round
+    variable (``loop``)."""
+    for d in unit.nodes_of_type("declaration", within=tree.loop.node):
+        for decl in d.children_by_field_name("declarator"):
+            name = decl.child_by_field_name("declarator") \
+                if decl.type == "init_declarator" else decl
+            if unit.text(name) == tree.thread:
+                return "int" if unit.text(d.child_by_field_name("type")) == "int" else "loop"
+    return "loop"

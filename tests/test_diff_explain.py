@@ -278,6 +278,24 @@ def test_same_program_compares_launch_bounds():
     assert not ok and "launch bounds" in why
 
 
+def test_same_program_compiles_a_template_kernel_as_its_contract_instantiates_it():
+    """NVRTC emits no code for a template kernel nobody instantiates: without the
+    contract's ``k<float>`` both sides compiled to nothing and never compared equal."""
+    from kltrans.passes.canonical import instantiations, same_program
+
+    k = ("// kltrans: launch k<float> grid=ceil_div(n, 128) block=128\n"
+         "template <class T>\n__global__ void k(T* y, int n) {{\n"
+         "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+         "    if ({cond}) y[i] = y[i] * 2;\n}}\n")
+    a = parse(k.format(cond="i < n"), "a.cu")
+    assert instantiations(a) == ["k<float>"]
+    # ok: redundant parentheses and a comment are the same machine code
+    assert same_program(a, parse("// twice\n" + k.format(cond="((i) < n)"), "b.cu"), None)[0]
+    # ruleid: another bound is other code
+    ok, why = same_program(a, parse(k.format(cond="i <= n"), "c.cu"), None)
+    assert not ok and why == "other machine code"
+
+
 def test_an_expert_step_that_two_simplify_passes_peel_is_explained_backwards():
     """B adds two mechanisms in spellings no optimize pass writes (launch bounds as an
     expression, __ldcs through a pointer sum): the forward side's move cannot meet, and B

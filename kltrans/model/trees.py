@@ -51,6 +51,14 @@ ORDERS = ("interleaved", "strided-index", "sequential")
 _HALVE, _DOUBLE = {">>=1", "/=2"}, {"<<=1", "*=2"}
 
 
+def same_pairs(a: str, b: str) -> bool:
+    """Whether trees in orders ``a`` and ``b`` fold the same pairs of slots in the same
+    rounds, so that their results are equal in any arithmetic: interleaved and strided
+    index both fold slot ``k + s`` into ``k`` for every ``k`` a multiple of ``2 s`` (only
+    which thread does it differs); sequential addressing folds other pairs."""
+    return a == b or {a, b} == {"interleaved", "strided-index"}
+
+
 @dataclass(frozen=True)
 class Tree:
     """One round loop of a block's shared-memory tree (see the module doc)."""
@@ -221,4 +229,4 @@ def tree_slots(unit: "Unit", tree: Tree, fn) -> int | None:
         return None
 
 
-__all__ = ["ORDERS", "Tree", "tree_loop", "tree_slots"]
+__all__ = ["ORDERS", "Tree", "same_pairs", "tree_loop", "tree_slots"]

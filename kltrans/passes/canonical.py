@@ -270,12 +270,24 @@ def rule_sites(unit: "Unit", rule: CanonicalRule) -> list[tuple["Node", list[Edi
 
 
 # --------------------------------------------------------------------------- driver
+def instantiations(unit: "Unit") -> list[str]:
+    """The name expressions of the template kernels the unit's launch contracts launch
+    (``reduce<float>``): NVRTC compiles a template kernel only when asked for one."""
+    from kltrans.syntax.contract import ContractError, contracts
+
+    try:
+        found = contracts(unit).values()
+    except ContractError:
+        return []
+    return [f"{c.kernel}<{', '.join(c.template_args)}>" for c in found if c.template_args]
+
+
 def machine_code(unit: "Unit", arch: str | None) -> tuple[str | None, str]:
     """(a hash of the cubin NVRTC makes of ``unit``, or None; why when None)."""
     from kltrans.gate.compile import CompileError, compile_unit, cubin_functions
 
     try:
-        r = compile_unit(unit, arch=arch or "sm_90")
+        r = compile_unit(unit, arch=arch or "sm_90", name_expressions=instantiations(unit))
     except (CompileError, ValueError) as e:
         return None, f"NVRTC cannot be used ({e})"
     if not r.ok or not r.cubin:
@@ -289,7 +301,8 @@ def same_program(a: "Unit", b: "Unit", arch: str | None) -> tuple[bool, str]:
     """Whether two units are one program: they launch alike
     (:func:`kltrans.model.launch.same_launch`) and NVRTC compiles them to the same kernels
     (:func:`kltrans.gate.compile.same_kernel_code`: comments, names the compiler drops and
-    unused file-scope constants may differ)."""
+    unused file-scope constants may differ; template kernels as their contracts
+    instantiate them)."""
     from kltrans.gate.compile import CompileError, compile_unit, same_kernel_code
     from kltrans.model.launch import same_launch
 
@@ -303,7 +316,7 @@ def same_program(a: "Unit", b: "Unit", arch: str | None) -> tuple[bool, str]:
     cubins = []
     for u in (a, b):
         try:
-            r = compile_unit(u, arch=arch or "sm_90")
+            r = compile_unit(u, arch=arch or "sm_90", name_expressions=instantiations(u))
         except (CompileError, ValueError) as e:
             return False, f"not compared: NVRTC cannot be used ({e})"
         if not r.ok or not r.cubin:
