@@ -12,6 +12,8 @@ CATALOGUE = {
     "shrink-block": "passes.block_size:ShrinkBlock",
     "tree-order": "passes.tree_order:TreeOrder",
     "interleave-tree": "passes.tree_order:InterleaveTree",
+    "cg-reduce": "passes.cg_reduce:CgReduce",
+    "shuffle-reduce": "passes.cg_reduce:ShuffleReduce",
     "unroll-last-warp": "passes.last_warp:UnrollLastWarp",
     "roll-last-warp": "passes.last_warp:RollLastWarp",
     "vectorize-views": "passes.vector_views:VectorizeViews",
