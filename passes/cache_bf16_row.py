@@ -55,7 +55,7 @@ from kltrans.passes.helper_forms import unpack_helper
 from kltrans.passes.vector_facts import (
     aligned_roots as _aligned_roots, assigned as _assigned, declaration as _declaration,
     divisible_lens as _divisible_lens, root as _root)
-from kltrans.passes.token_forms import indent, line_start
+from kltrans.passes.token_forms import delete_definition, indent, line_start, with_comments
 from kltrans.passes.rewrite import token_text as norm
 from kltrans.passes.bf16_twin import (
     PARAMS, UNPACK, Found, calls_of_template, dispatch as _dispatch,
@@ -81,26 +81,6 @@ _MAX_VEC = 32  # 4 * VEC packed words per thread: at most 128 registers
 # ==================================================================== file helpers
 
 
-def _comment_start(unit, node) -> int:
-    src = unit.source
-    start = line_start(src, node.start_byte)
-    while start > 0:
-        prev = line_start(src, start - 1)
-        if src[prev:start].strip().startswith(b"//"):
-            start = prev
-        else:
-            break
-    return start
-
-
-def _delete_def(unit, node) -> Edit:
-    src = unit.source
-    s = _comment_start(unit, node)
-    e = src.find(b"\n", node.end_byte)
-    e = len(src) if e < 0 else e + 1
-    if src[e:e + 1] == b"\n":
-        e += 1
-    return Edit.delete(s, e)
 
 
 def _evaluate(unit, text: str):
@@ -420,7 +400,7 @@ class CacheBf16Row(Pass):
             edits.append(Edit.insert(a.end_byte, "\n" + aind + indent(GUARD.format(**names), aind)))
         if self.define != "none":
             sf = _function(unit, f.fn)
-            at = _comment_start(unit, _outer(sf))
+            at = with_comments(unit, _outer(sf))
             text = twin_text(f.names, f.twin, f.unpack, f.vec) + "\n\n"
             if self.define == "twin+unpack":
                 text = UNPACK.format(unpack=f.unpack) + "\n\n" + text
@@ -489,9 +469,9 @@ class ReloadBf16Row(Pass):
             e = len(src) if e < 0 else e + 1
             edits.append(Edit.delete(s, e))
         if f.last:
-            edits.append(_delete_def(unit, _outer(_function(unit, f.twin))))
+            edits.append(delete_definition(unit, _outer(_function(unit, f.twin))))
             if f.unpack_last:
-                edits.append(_delete_def(unit, _outer(_function(unit, f.unpack))))
+                edits.append(delete_definition(unit, _outer(_function(unit, f.unpack))))
         return edits
 
     def inverse_for(self, site, ctx):

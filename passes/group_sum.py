@@ -39,7 +39,7 @@ from kltrans.analysis.verdict import Verdict
 from kltrans.match import Rule
 from kltrans.passes import Choice, Identifier, IntRange, NameList, Pass, Precondition, option
 from kltrans.syntax import Edit
-from kltrans.passes.token_forms import indent, line_start
+from kltrans.passes.token_forms import delete_definition, indent, line_start, with_comments
 from kltrans.passes.rewrite import token_text as norm
 
 WARP_SHFL = """\
@@ -108,26 +108,6 @@ def _outer(fn):
     return fn.template_node or fn.node
 
 
-def _comment_start(unit, node) -> int:
-    src = unit.source
-    start = line_start(src, node.start_byte)
-    while start > 0:
-        prev = line_start(src, start - 1)
-        if src[prev:start].strip().startswith(b"//"):
-            start = prev
-        else:
-            break
-    return start
-
-
-def _delete_def(unit, node) -> Edit:
-    src = unit.source
-    s = _comment_start(unit, node)
-    e = src.find(b"\n", node.end_byte)
-    e = len(src) if e < 0 else e + 1
-    if src[e:e + 1] == b"\n":
-        e += 1
-    return Edit.delete(s, e)
 
 
 def _delete_line(unit, node, blank_after: bool = False) -> Edit:
@@ -791,7 +771,7 @@ class GroupSum(Pass):
         if self.define == "none":
             return edits
         first = min((_outer(fn) for fn in _functions(unit)), key=lambda n: n.start_byte)
-        at = _comment_start(unit, first)
+        at = with_comments(unit, first)
         text = _WARP_FORMS[self.warp_form].format(wsum=self.warp) + "\n\n"
         if self.define != "warp":
             text += GROUP.format(gsum=self.group, wsum=self.warp) + "\n\n"
@@ -878,7 +858,7 @@ class DirectGroupSum(Pass):
         for h in f.cleanup["helpers"]:
             fn = _function(unit, h)
             if fn is not None:
-                edits.append(_delete_def(unit, _outer(fn)))
+                edits.append(delete_definition(unit, _outer(fn)))
         sc = f.cleanup["scratch"]
         if sc:
             edits.append(_delete_line(unit, sc["decl"], blank_after=True))

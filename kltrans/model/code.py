@@ -47,28 +47,24 @@ def tables(unit: "Unit") -> tuple[dict, dict, dict]:
     return unit.memo("model.code", lambda u: ({}, {}, {}))
 
 
-def expr_code(unit: "Unit", n: "Node") -> Code:
-    exprs = tables(unit)[0]
-    f = exprs.get(n.id)
+def _code(unit: "Unit", n: "Node", which: int, compile_) -> Code:
+    table = tables(unit)[which]
+    f = table.get(n.id)
     if f is None:
-        f = exprs[n.id] = _expr(unit, n)
+        f = table[n.id] = compile_(unit, n)
     return f
+
+
+def expr_code(unit: "Unit", n: "Node") -> Code:
+    return _code(unit, n, 0, _expr)
 
 
 def stmt_code(unit: "Unit", n: "Node") -> Code:
-    stmts = tables(unit)[1]
-    f = stmts.get(n.id)
-    if f is None:
-        f = stmts[n.id] = _stmt(unit, n)
-    return f
+    return _code(unit, n, 1, _stmt)
 
 
 def lvalue_code(unit: "Unit", n: "Node") -> Code:
-    lvals = tables(unit)[2]
-    f = lvals.get(n.id)
-    if f is None:
-        f = lvals[n.id] = _lvalue(unit, n)
-    return f
+    return _code(unit, n, 2, _lvalue)
 
 
 def as_int(v, what: str, text: str) -> int:
