@@ -537,22 +537,6 @@ def _float_operands(site, ctx) -> Verdict:
         f"{unit.text(b[n])}: {types[n]}" for n in names))
 
 
-def _tolerance_value(ctx) -> tuple[float | None, str]:
-    for f in ctx.assumptions:
-        if f.name in ("tolerance", "rtol") and len(f.args) == 1:
-            a = f.args[0].strip().lower()
-            if a in ("exact", "0", "0.0"):
-                return 0.0, ""
-            try:
-                v = float(a)
-            except ValueError:
-                return None, f"cannot read tolerance({f.args[0]}): write a number like 1e-5"
-            if v < 0 or math.isnan(v):
-                return None, f"tolerance({f.args[0]}) is not a non-negative number"
-            return v, ""
-    return None, ""
-
-
 def _exp_bound(ctx) -> float | None:
     for f in ctx.assumptions:
         if f.name == "exp_range" and len(f.args) == 1:
@@ -569,7 +553,7 @@ def _exp_needs(bound: float) -> float:
 
 def _tolerance(site, ctx) -> Verdict:
     op = site.match.bindings["OP"]
-    tol, err = _tolerance_value(ctx)
+    tol, err = ctx.tolerance()
     intr = INTRINSIC[op]
     if err:
         return Verdict.unknown(err)

@@ -88,6 +88,16 @@ def test_every_pass_has_fixtures_for_each_precondition():
         assert not missing, f"{n}: no negative fixture for {sorted(missing)}"
 
 
+def test_context_reads_the_tolerance_fact():
+    from kltrans.passes.facts import Context
+
+    assert Context.from_strings(["tolerance(1e-5)"]).tolerance() == (1e-5, "")
+    assert Context.from_strings(["rtol(exact)"]).tolerance() == (0.0, "")
+    assert Context.from_strings(["reassoc"]).tolerance() == (None, "")
+    val, why = Context.from_strings(["tolerance(loose)"]).tolerance()
+    assert val is None and "write a number" in why
+
+
 def test_option_domains():
     d = OneOf(IntRange(2, 8), Choice("full"))
     assert d.parse("4") == 4 and d.parse("FULL") == "full"

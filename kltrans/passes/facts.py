@@ -25,6 +25,7 @@ Assumption syntax (``--assume``):
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable
@@ -125,6 +126,24 @@ class Context:
             if name == "no_alias" and len(args) == 2 and f.args == (args[1], args[0]):
                 return True
         return False
+
+    def tolerance(self) -> tuple[float | None, str]:
+        """The relative tolerance the context grants (``--assume 'tolerance(1e-5)'``, or
+        ``rtol(...)``; ``exact`` is 0.0): (value, "") or (None, "") when none is given, or
+        (None, why) when the fact cannot be read."""
+        for f in self.assumptions:
+            if f.name in ("tolerance", "rtol") and len(f.args) == 1:
+                a = f.args[0].strip().lower()
+                if a in ("exact", "0", "0.0"):
+                    return 0.0, ""
+                try:
+                    v = float(a)
+                except ValueError:
+                    return None, f"cannot read tolerance({f.args[0]}): write a number like 1e-5"
+                if v < 0 or math.isnan(v):
+                    return None, f"tolerance({f.args[0]}) is not a non-negative number"
+                return v, ""
+        return None, ""
 
     def aligned(self, pointer: str, nbytes: int) -> bool:
         """Whether the context says ``pointer`` (or every pointer: ``*``) is aligned to a
