@@ -13,6 +13,8 @@ CATALOGUE = {
     "tree-order": "passes.tree_order:TreeOrder",
     "interleave-tree": "passes.tree_order:InterleaveTree",
     "cg-reduce": "passes.cg_reduce:CgReduce",
+    "grid-accumulate": "passes.grid_accumulate:GridAccumulate",
+    "load-one-value": "passes.grid_accumulate:LoadOneValue",
     "shuffle-reduce": "passes.cg_reduce:ShuffleReduce",
     "unroll-last-warp": "passes.last_warp:UnrollLastWarp",
     "roll-last-warp": "passes.last_warp:RollLastWarp",
