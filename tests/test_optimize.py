@@ -188,12 +188,12 @@ def test_memory_goes_on_to_the_next_lineage_when_one_is_spent():
 
 
 def test_a_rejected_candidate_is_recorded_with_its_stage():
-    """Blind forced picks break gelu (a correct-stage rejection) and include
-    grid-stride{max-blocks=132 or 264}: correct, but one or two blocks of 256 threads per
-    SM (the H200's 132) at the bench size. Without a GPU the performance model refuses it,
-    and the log says the decision was modelled; what it keeps, it says why. Which seed
-    draws both moves depends on the catalogue, so the first of 16 seeds that does is
-    used."""
+    """Blind forced picks break gelu (a correct-stage rejection) and include moves that
+    leave fewer blocks than the device holds at the bench size (grid-stride{max-blocks=132
+    or 264}: one or two blocks of 256 threads per SM of the H200's 132; coarsen{factor=4}).
+    Without a GPU the performance model refuses them, and the log says the decision was
+    modelled; what it keeps, it says why. Which seed draws both kinds of move depends on
+    the catalogue, so the first of 16 seeds that does is used."""
     for seed in range(16):
         doc = run(_opts("gelu", strategy="blind", budget=8, seed=seed))
         gated = [c for c in doc["candidates"] if "evaluation" in c]
@@ -205,10 +205,11 @@ def test_a_rejected_candidate_is_recorded_with_its_stage():
         assert (c["stage"] == "model") == c["reason"].startswith("modelled: ")
     assert {c["stage"] for c in rej} >= {"correct", "model"}
     model = [c for c in rej if c["stage"] == "model"]
-    assert [c["spec"].split("{")[0] for c in model] == ["grid-stride"]
-    cap = int(re.search(r"max-blocks=(\d+),", model[0]["spec"]).group(1))
-    assert cap in (132, 264)  # one or two blocks of 256 threads per SM
-    assert model[0]["reason"].startswith("modelled: leaves the device emptier")
+    assert any(c["reason"].startswith("modelled: leaves the device emptier") for c in model)
+    for c in model:
+        if c["spec"].startswith("grid-stride{"):
+            cap = int(re.search(r"max-blocks=(\d+),", c["spec"]).group(1))
+            assert cap in (132, 264)  # one or two blocks of 256 threads per SM
     for c in gated:
         if c["verdict"] == "accepted":
             assert c["model"]["ok"] and "keeps the device as full" in c["model"]["reason"]

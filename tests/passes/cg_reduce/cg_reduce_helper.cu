@@ -1,32 +1,32 @@
 // RUN: kltrans opt -p cg-reduce --assume reassoc
 // GATE: corpus/reduce-sum
 // ROUNDTRIP: model: shuffle-reduce writes each call back as an inline shfl_xor butterfly, not the helper
-// A tile-sum helper called twice (the tiles, then the first tile over their partials):
-// both calls become cg::reduce, the helper goes, the library's header comes in.
+// A lane-sum helper called twice (the warps, then warp 0 over their partials): both calls
+// become the library's reduction, the helper goes, the library's header comes in.
 #include <cooperative_groups.h>
-namespace cg = cooperative_groups;
+namespace coop = cooperative_groups;
 
 // kltrans: launch reduce_sum grid=ceil_div(n, 256) block=256
-__device__ float tile_sum(const cg::thread_block_tile<32>& tile, float v) {
-    for (int offset = warpSize / 2; offset > 0; offset /= 2) {
-        v += tile.shfl_down(v, offset);
+__device__ float lanes_add(const coop::thread_block_tile<32>& w, float acc) {
+    for (int d = 16; d >= 1; d >>= 1) {
+        acc += w.shfl_down(acc, d);
     }
-    return v;
+    return acc;
 }
 
 extern "C" __global__ void reduce_sum(const float* x, float* out, int n)
 {
-    __shared__ float partial[8];
-    cg::thread_block block = cg::this_thread_block();
-    cg::thread_block_tile<32> tile = cg::tiled_partition<32>(block);
-    const int i = blockIdx.x * blockDim.x + threadIdx.x;
-    float v = i < n ? x[i] : 0.0f;
-    v = tile_sum(tile, v);
-    if (tile.thread_rank() == 0) partial[tile.meta_group_rank()] = v;
-    block.sync();
-    if (tile.meta_group_rank() == 0) {
-        v = tile.thread_rank() < 8 ? partial[tile.thread_rank()] : 0.0f;
-        v = tile_sum(tile, v);
-        if (tile.thread_rank() == 0) atomicAdd(out, v);
+    __shared__ float warp_totals[8];
+    auto cta = coop::this_thread_block();
+    auto w = coop::tiled_partition<32>(cta);
+    const int g = threadIdx.x + blockIdx.x * blockDim.x;
+    float acc = g < n ? x[g] : 0.0f;
+    acc = lanes_add(w, acc);
+    if (w.thread_rank() == 0) warp_totals[w.meta_group_rank()] = acc;
+    cta.sync();
+    if (w.meta_group_rank() == 0) {
+        acc = w.thread_rank() < 8 ? warp_totals[w.thread_rank()] : 0.0f;
+        acc = lanes_add(w, acc);
+        if (w.thread_rank() == 0) atomicAdd(out, acc);
     }
 }
