@@ -39,6 +39,7 @@ from kltrans.model.launch import block_dim
 from kltrans.model.ops import operations
 from kltrans.passes.launch_facts import contract_block
 from kltrans.passes.reductions import wrap, unwrap, squash, value_class
+from kltrans.passes.token_forms import balanced
 
 # ======================================================================== shared bits
 #: atomic function -> reduction operator
@@ -122,19 +123,9 @@ _LOOP_HEAD = re.compile(
 
 
 def _paren(s: str) -> str:
-    while s.startswith("(") and s.endswith(")") and _balanced(s[1:-1]):
+    while s.startswith("(") and s.endswith(")") and balanced(s[1:-1]):
         s = s[1:-1]
     return s
-
-
-def _balanced(s: str) -> bool:
-    d = 0
-    for ch in s:
-        d += ch == "("
-        d -= ch == ")"
-        if d < 0:
-            return False
-    return d == 0
 
 
 def _combine_stmt(text: str, offset: str | None):

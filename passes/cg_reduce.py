@@ -27,15 +27,17 @@ and its width), so the loop may be spelled any way the model reads.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 from kltrans.analysis.verdict import Verdict
 from kltrans.match import Rule
 from kltrans.model.collectives import collectives
 from kltrans.model.equivalence import same_model
-from kltrans.model.ops import operations
+from kltrans.model.ops import definitions, operations
 from kltrans.passes import Pass, Precondition
 from kltrans.passes.manager import SkipSite
+from kltrans.passes.reductions import fold_order
 from kltrans.passes.rewrite import drop_unused_definitions, indent_of, render
 from kltrans.syntax import Edit
 from kltrans.syntax.edits import apply_edits
@@ -62,6 +64,21 @@ class _Reduction:
     calls: tuple               # (call node, tile text, value text): the helper's calls
 
 
+@functools.lru_cache(maxsize=None)
+def _callees(prefix: str) -> tuple[bytes, ...]:
+    """The callee names ``spellings.yaml`` gives the operations named ``prefix...``."""
+    return tuple({(sp.call or "").split("::")[-1].encode() or (sp.member or "").encode()
+                  for op in definitions().values() if op.name.startswith(prefix)
+                  for sp in op.spellings} - {b""})
+
+
+def _spells(unit, prefix: str) -> bool:
+    """Whether the file names any callee of those operations: a cheap test before the
+    kernel model runs (a search asks it of every state; a macro spelling one holds the
+    callee in its definition)."""
+    return any(name in unit.source for name in _callees(prefix))
+
+
 def _shuffles(unit, node):
     return [o for o in operations(unit) if o.name.startswith("shuffle.")
             and node.start_byte <= o.node.start_byte < node.end_byte]
@@ -81,6 +98,8 @@ def reduction(site) -> tuple[_Reduction | None, str]:
     """The hand-written warp reduction at ``site`` (a helper's definition, or an inline
     loop of a kernel), or None with why not."""
     unit, node = site.unit, site.node
+    if not _spells(unit, "shuffle."):
+        return None, "no sum, max or min warp reduction by shuffles here (kernel model)"
     found = [c for c in collectives(unit) if c.scope == "warp" and c.kind == "reduce"
              and c.how in ("shuffle-down", "shuffle-xor") and node.start_byte <=
              c.node.start_byte < node.end_byte and c.node.type == "for_statement"]
@@ -180,17 +199,8 @@ def _on_a_tile(site, ctx) -> Verdict:
     return Verdict.yes(f"{r.tile}, a tile of 32")
 
 
-def _order_verdict(op: str, ctx, who: str) -> Verdict:
-    if op in ("max", "min"):
-        return Verdict.yes(f"a {op} comes out the same in any order")
-    if ctx.assumed("reassoc"):
-        return Verdict.yes("the workload's tolerance allows reassociated float folds")
-    return Verdict.unknown(f"{who} folds the lanes in another order: a float sum needs "
-                           f"--assume reassoc")
-
-
 def _fold_order(site, ctx) -> Verdict:
-    return _order_verdict(reduction(site)[0].op, ctx, "the library")
+    return fold_order(reduction(site)[0].op, ctx, "the library folds the lanes in its own order")
 
 
 def _same_results(site, ctx) -> Verdict:
@@ -227,6 +237,8 @@ def library_call(site) -> tuple[tuple | None, str]:
     """(statement, tile, value, op, width) of ``v = cg::reduce(tile, v, f)`` at ``site``,
     or None with why not."""
     unit, node = site.unit, site.node
+    if not _spells(unit, "reduce.warp"):
+        return None, "not a sum, max or min by cg::reduce (kernel model)"
     c = next((c for c in collectives(unit) if c.node.id == node.id and c.how == "cg-reduce"),
              None)
     if c is None or c.op not in _FUNCTORS:
@@ -271,7 +283,8 @@ def _library_tile(site, ctx) -> Verdict:
 
 
 def _library_order(site, ctx) -> Verdict:
-    return _order_verdict(library_call(site)[0][3], ctx, "the butterfly")
+    return fold_order(library_call(site)[0][3], ctx,
+                      "the butterfly folds the lanes in another order than the library")
 
 
 INVERSE_PRECONDITIONS = (

@@ -36,6 +36,7 @@ from kltrans.model.grid import GridFold, grid_fold, same_grid_results
 from kltrans.model.launch import block_dim, grid_dim
 from kltrans.passes import IntRange, Pass, Precondition, option
 from kltrans.passes.manager import SkipSite
+from kltrans.passes.reductions import fold_order
 from kltrans.passes.rewrite import (contract_of, header_edit, header_expr, indent_of, indent_step,
                                     render, unwrap)
 from kltrans.syntax import Edit
@@ -186,13 +187,7 @@ def _grid_fold(site, ctx) -> Verdict:
 
 
 def _reassoc(site, ctx) -> Verdict:
-    gf = _fold(site)
-    if gf.op in ("max", "min"):
-        return Verdict.yes(f"a {gf.op} comes out the same in any order")
-    if ctx.assumed("reassoc"):
-        return Verdict.yes("the workload's tolerance allows reassociated float folds")
-    return Verdict.unknown("each thread sums its elements first: a float sum in another "
-                           "order needs --assume reassoc")
+    return fold_order(_fold(site).op, ctx, "each thread sums its elements first")
 
 
 def _same_results(site, ctx) -> Verdict:

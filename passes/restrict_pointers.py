@@ -10,6 +10,7 @@ from kltrans.analysis.verdict import Verdict
 from kltrans.match import Rule
 from kltrans.passes import Bool, NameList, Pass, Precondition, option
 from kltrans.syntax import Edit
+from kltrans.passes.reductions import local_assigned
 
 
 def _params(site):
@@ -84,17 +85,8 @@ def _local_pointers(unit, fn) -> list:
         name = unit.text(inner)
         restrict = any(c.type == "type_qualifier" and unit.text(c) in _RESTRICT
                        for c in d.children)
-        out.append(_Local(name, n, d, restrict, _assigned(unit, fn, name)))
+        out.append(_Local(name, n, d, restrict, local_assigned(unit, fn, name)))
     return out
-
-
-def _assigned(unit, fn, name) -> bool:
-    for n in unit.walk(fn.body):
-        if n.type in ("assignment_expression", "update_expression"):
-            t = n.child_by_field_name("left") or n.child_by_field_name("argument")
-            if t is not None and t.type == "identifier" and unit.text(t) == name:
-                return True
-    return False
 
 
 def _names_opt(value: str) -> set | None:

@@ -31,6 +31,7 @@ from kltrans.analysis.warps import warp_primitives, warp_uniform
 from kltrans.match import Rule
 from kltrans.passes import Bool, Choice, Identifier, Pass, Precondition, option
 from kltrans.syntax import Edit
+from kltrans.passes.reductions import strip_clause
 from kltrans.passes.rewrite import (
     contract_of, indent_of as line_indent, norm, statements, used_names)
 
@@ -58,15 +59,6 @@ SLOT_NAMES = ("slot", "lane_slot", "my_slot")
 
 def _squash(text: str) -> str:
     return re.sub(r"\s+", "", text)
-
-
-def _strip(node):
-    while node is not None and node.type in ("parenthesized_expression", "condition_clause"):
-        inner = [c for c in node.named_children if c.type != "comment"]
-        if len(inner) != 1:
-            break
-        node = inner[0]
-    return node
 
 
 def _op(unit, node) -> str:
@@ -189,7 +181,7 @@ class _Tree:
 
 def _subscript(unit, node, arr: str | None = None):
     """(array name, index node) of ``A[i]``."""
-    node = _strip(node)
+    node = strip_clause(node)
     if node is None or node.type != "subscript_expression":
         return None
     a = node.child_by_field_name("argument")
@@ -205,11 +197,11 @@ def _subscript(unit, node, arr: str | None = None):
 def _halves(unit, upd, var: str) -> bool:
     if upd is None:
         return False
-    upd = _strip(upd)
+    upd = strip_clause(upd)
     if upd.type != "assignment_expression":
         return False
     left = upd.child_by_field_name("left")
-    right = _strip(upd.child_by_field_name("right"))
+    right = strip_clause(upd.child_by_field_name("right"))
     if left is None or unit.text(left) != var:
         return False
     op = _op(unit, upd)
@@ -229,7 +221,7 @@ def _parse_tree(unit, loop, reduced: bool) -> "_Tree | str":
     if loop.type not in ("for_statement", "while_statement"):
         return "not a for or while loop"
     body = statements(loop.child_by_field_name("body"))
-    cond = _strip(loop.child_by_field_name("condition"))
+    cond = strip_clause(loop.child_by_field_name("condition"))
     if kind == "for":
         init = loop.child_by_field_name("initializer")
         upd = loop.child_by_field_name("update")
@@ -270,18 +262,18 @@ def _parse_tree(unit, loop, reduced: bool) -> "_Tree | str":
         return "the loop body does not start with `if (tid < s)` (without else)"
     if not _sync_stmt(unit, bar, "__syncthreads"):
         return "the combining step is not followed by __syncthreads()"
-    ic = _strip(ifn.child_by_field_name("condition"))
+    ic = strip_clause(ifn.child_by_field_name("condition"))
     if ic is None or ic.type != "binary_expression" or _op(unit, ic) != "<" or \
             unit.text(ic.child_by_field_name("right")) != var:
         return f"the guard is not `tid < {var}`"
-    tid_node = _strip(ic.child_by_field_name("left"))
+    tid_node = strip_clause(ic.child_by_field_name("left"))
     tid = norm(unit.text(tid_node))
     cons = ifn.child_by_field_name("consequence")
     inner = statements(cons)
     if len(inner) != 1 or inner[0].type != "expression_statement":
         return "the guarded step is not a single statement"
     stmt = inner[0]
-    assign = _strip([c for c in stmt.named_children if c.type != "comment"][0])
+    assign = strip_clause([c for c in stmt.named_children if c.type != "comment"][0])
     if assign.type != "assignment_expression":
         return "the guarded step is not an assignment"
     lhs = _subscript(unit, assign.child_by_field_name("left"))
@@ -297,15 +289,15 @@ def _parse_tree(unit, loop, reduced: bool) -> "_Tree | str":
         s = _subscript(unit, n, arr)
         if s is None:
             return False
-        ix = _strip(s[1])
+        ix = strip_clause(s[1])
         if ix.type != "binary_expression" or _op(unit, ix) != "+":
             return False
         sides = {norm(unit.text(ix.child_by_field_name(k))) for k in ("left", "right")}
         return sides == {tid, var}
 
     op = _op(unit, assign)
-    right = _strip(assign.child_by_field_name("right"))
-    owns = [_strip(assign.child_by_field_name("left"))]
+    right = strip_clause(assign.child_by_field_name("right"))
+    owns = [strip_clause(assign.child_by_field_name("left"))]
     if op != "=":
         combine = COMPOUND_OPS.get(op, op[:-1])
         if not other(right):
@@ -313,11 +305,11 @@ def _parse_tree(unit, loop, reduced: bool) -> "_Tree | str":
         oth = right
     else:
         if right.type == "binary_expression":
-            parts = [_strip(right.child_by_field_name(k)) for k in ("left", "right")]
+            parts = [strip_clause(right.child_by_field_name(k)) for k in ("left", "right")]
             combine = _op(unit, right)
         elif right.type == "call_expression":
             args = right.child_by_field_name("arguments")
-            parts = [_strip(a) for a in args.named_children if a.type != "comment"]
+            parts = [strip_clause(a) for a in args.named_children if a.type != "comment"]
             combine = norm(unit.text(right.child_by_field_name("function")))
         else:
             return "the step is not A[tid] = A[tid] OP A[tid + s] or A[tid] = f(A[tid], A[tid + s])"
@@ -384,9 +376,9 @@ def _thread0(unit, node, tid: str) -> bool:
     for cond, how in enclosing_conditions(unit, node):
         if how != "if":
             continue
-        c = _strip(cond)
+        c = strip_clause(cond)
         if c.type == "binary_expression" and _op(unit, c) == "==":
-            sides = [norm(unit.text(_strip(c.child_by_field_name(k)))) for k in ("left", "right")]
+            sides = [norm(unit.text(strip_clause(c.child_by_field_name(k)))) for k in ("left", "right")]
             if "0" in sides and ({tid, "threadIdx.x"} & set(sides)):
                 return True
     return False
@@ -467,7 +459,7 @@ def _offset_loop(unit, loop) -> "str | None":
     k = _int(unit.text(ds[0].child_by_field_name("value")))
     if k is None or k < 1 or k > 16 or k & (k - 1):
         return None
-    cond = _strip(loop.child_by_field_name("condition"))
+    cond = strip_clause(loop.child_by_field_name("condition"))
     if cond is None or cond.type != "binary_expression" or \
             norm(unit.text(cond)).replace(" ", "") not in (f"{var}>0", f"{var}>=1", f"{var}!=0"):
         return None
@@ -654,12 +646,12 @@ def _block_values(site, ctx, f: _Tree):
         return None, (f"the block size `{c.block[0]}` has no known value ({why}); give it "
                       "with --assume NAME==V")
     unit = site.unit
-    init = _strip(f.init)
+    init = strip_clause(f.init)
     shift = 0
     while init.type == "binary_expression" and _op(unit, init) == ">>" and \
             _int(unit.text(init.child_by_field_name("right"))) is not None:
         shift += _int(unit.text(init.child_by_field_name("right")))
-        init = _strip(init.child_by_field_name("left"))
+        init = strip_clause(init.child_by_field_name("left"))
     text = unit.text(init)
     expr = re.sub(r"\bblockDim\s*\.\s*x\b", f"({c.block[0]})", text)
     firsts, why = _values(site, ctx, expr)

@@ -30,6 +30,7 @@ import re
 from dataclasses import dataclass
 
 from kltrans.analysis.affine import strip_parens
+from kltrans.analysis.verdict import Verdict
 from kltrans.passes.expr_facts import mentions
 from kltrans.passes.rewrite import norm
 from kltrans.passes.token_forms import line_of, snippet
@@ -288,3 +289,14 @@ def reduction_of(unit, expr, var: str) -> "Reduction | str":
         return (f"`{snippet(unit, expr)}` (line {line_of(unit, expr)}) reads {var} inside the "
                 "reduced term")
     return Reduction(var, kind, stmt, e)
+
+
+def fold_order(op: str, ctx, why: str) -> Verdict:
+    """Whether a fold with ``op`` may run in another order: a max or min always (the same
+    in any order); a sum only when the context allows reassociation (``--assume reassoc``,
+    a workload compared with a tolerance); ``why`` says what reorders it."""
+    if op in ("max", "min"):
+        return Verdict.yes(f"a {op} comes out the same in any order")
+    if ctx.assumed("reassoc"):
+        return Verdict.yes("the workload's tolerance allows reassociated float folds")
+    return Verdict.unknown(f"{why}: a float sum in another order needs --assume reassoc")
