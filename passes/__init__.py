@@ -16,6 +16,8 @@ CATALOGUE = {
     "grid-accumulate": "passes.grid_accumulate:GridAccumulate",
     "load-one-value": "passes.grid_accumulate:LoadOneValue",
     "shuffle-reduce": "passes.cg_reduce:ShuffleReduce",
+    "stage-shared": "passes.stage_shared:StageShared",
+    "unstage-shared": "passes.stage_shared:UnstageShared",
     "unroll-last-warp": "passes.last_warp:UnrollLastWarp",
     "roll-last-warp": "passes.last_warp:RollLastWarp",
     "vectorize-views": "passes.vector_views:VectorizeViews",

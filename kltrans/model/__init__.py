@@ -38,6 +38,8 @@ spelling applies to every other. Results are computed once per unit (``Unit.memo
   addressing order (interleaved, strided index, sequential).
 - :mod:`~kltrans.model.staging` — the load phase before a block's tree: the value each
   thread stages in its slot as a fold of guarded loads a block apart (first add during load).
+- :mod:`~kltrans.model.copies` — shared arrays that only hold a copy (one store of a pure
+  value): what each read of one stands for, as an expression of the reading thread.
 - :mod:`~kltrans.model.mechanisms` — the marks the naive check reads, and the kinds of
   mechanism a kernel uses.
 - :mod:`~kltrans.model.equivalence` — two spellings of one kernel compared by launches,

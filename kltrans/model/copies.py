@@ -1,0 +1,322 @@
+"""Shared arrays that only hold a copy: the value each read of one stands for.
+
+A kernel that stages data in shared memory stores into a ``__shared__`` array once per
+element and reads it back after a barrier. When the array has a single store statement,
+``S[w] = E;`` with ``E`` a pure expression that reads no shared memory, a read ``S[r]``
+stands for ``E`` as the thread that stored element ``r`` computed it. :func:`shared_copy`
+reads such an array as a :class:`SharedCopy`; :func:`read_value` writes the value of one of
+its reads as an expression of the reading thread:
+
+- the store's index is solved for its variables, dimension by dimension, as written in
+  any order: ``v``, ``v + c``, ``c + v``, ``v - c`` (``c`` the same for every thread) and
+  the row-major pair ``v * M + u`` (``M * v``, ``u + v * M`` ...) against a read
+  ``x * M + y``; so ``xs[i] = x[base + i]`` read as ``xs[k]`` is ``x[base + k]``, and
+  ``As[row * BS + col] = A[row * K + col]`` read as ``As[row * BS + k]`` is
+  ``A[row * K + k]``;
+- every other name ``E`` reads must be the same in the storing and the reading thread
+  (no thread id reaches it, :func:`kltrans.analysis.affine.thread_dependent`) and must
+  not be assigned between the store and a read (``A += BK`` after the barrier: refused).
+
+What these facts leave open (that the reads fall inside what was stored, that a barrier
+separates them) is for the block machine (:func:`kltrans.model.block.same_effects`) to
+check on the rewritten kernel. Refused, with a reason: ``extern`` and accessor-reached
+arrays (their reads are not named by the array), several stores, read-modify-writes and
+atomics, values that read shared memory or call functions with effects.
+
+Layering: :mod:`kltrans.model.accesses`, the public names of :mod:`kltrans.analysis`,
+:mod:`kltrans.match.predicates`, :mod:`kltrans.syntax`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from kltrans.analysis.affine import strip_parens, thread_dependent
+from kltrans.match.predicates import pure
+from kltrans.model.accesses import accesses
+
+if TYPE_CHECKING:  # pragma: no cover
+    from tree_sitter import Node
+
+    from kltrans.syntax.cuda import Function
+    from kltrans.syntax.unit import Unit
+
+_LOOPS = ("for_statement", "while_statement", "do_statement")
+_PRIMARY = ("identifier", "number_literal", "subscript_expression", "field_expression",
+            "call_expression", "parenthesized_expression")
+
+
+@dataclass(frozen=True)
+class SharedCopy:
+    """A ``__shared__`` array written by one store ``S[w] = E;`` (module doc)."""
+
+    array: str
+    decl: "Node" = field(repr=False)      # the array's declaration statement
+    elem_type: str                         # as declared
+    dims: tuple                            # each dimension as declared
+    store: "Node" = field(repr=False)      # the expression statement
+    value: "Node" = field(repr=False)      # E
+    holder: "Node" = field(repr=False)     # the store, or the loop or ``if`` holding only it
+    index: tuple = field(repr=False)       # per dimension, the store's index node
+    reads: tuple = field(repr=False)       # the subscript nodes reading the array
+
+
+def subscripts(node: "Node") -> tuple["Node", list["Node"]]:
+    """The array and its index nodes, outermost dimension first: ``t[a][b]`` gives
+    ``(t, [a, b])``."""
+    idx = []
+    while node.type == "subscript_expression":
+        i = node.child_by_field_name("indices") or node.child_by_field_name("index")
+        inner = [c for c in i.named_children if c.type != "comment"] if i is not None else []
+        idx.append(inner[0] if len(inner) == 1 and i.type == "subscript_argument_list"
+                   else i)
+        node = node.child_by_field_name("argument")
+    return node, idx[::-1]
+
+
+def shared_decl(unit: "Unit", decl: "Node") -> tuple[str, str, tuple] | None:
+    """``(name, element type, dimensions)`` of a static ``__shared__`` array declaration."""
+    if decl.type != "declaration" or "__shared__" not in unit.text(decl).split("[")[0]:
+        return None
+    if any(unit.text(c) == "extern" for c in decl.children
+           if c.type == "storage_class_specifier"):
+        return None
+    ds = decl.children_by_field_name("declarator")
+    if len(ds) != 1 or ds[0].type != "array_declarator":
+        return None
+    d, dims = ds[0], []
+    while d.type == "array_declarator":
+        size = d.child_by_field_name("size")
+        if size is None:
+            return None
+        dims.append(unit.text(size))
+        d = d.child_by_field_name("declarator")
+    if d.type != "identifier":
+        return None
+    ty = unit.text(decl.child_by_field_name("type"))
+    return unit.text(d), ty, tuple(dims[::-1])
+
+
+def _holder(store: "Node") -> "Node":
+    """The statement to delete with the store: a loop or ``if`` holding only it."""
+    node = store
+    while True:
+        p = node.parent
+        if p is not None and p.type == "compound_statement" and \
+                len([c for c in p.named_children if c.type != "comment"]) == 1:
+            p = p.parent
+        if p is None or p.type not in _LOOPS + ("if_statement",):
+            return node
+        if p.type == "if_statement" and p.child_by_field_name("alternative") is not None:
+            return node
+        node = p
+
+
+def shared_copy(unit: "Unit", fn: "Function", decl: "Node") -> "SharedCopy | str":
+    """The copy held by the array ``decl`` declares, or why it is not one (module doc)."""
+    got = shared_decl(unit, decl)
+    if got is None:
+        return "not a static __shared__ array"
+    name, ty, dims = got
+    mine = [a for a in accesses(unit, fn) if a.space == "shared" and a.base == name]
+    writes = [a for a in mine if a.mode != "read"]
+    if len(writes) != 1 or writes[0].mode != "write":
+        return f"{name} has {len(writes)} stores (one plain store is a copy)"
+    for a in mine:
+        base, idx = subscripts(a.node)
+        if a.node.type != "subscript_expression" or base.type != "identifier" or \
+                unit.text(base) != name or len(idx) != len(dims):
+            return f"{name} is reached as `{unit.text(a.node)}`, not by subscripts"
+    w = writes[0].node
+    asg = w.parent
+    if asg is None or asg.type != "assignment_expression" or \
+            unit.text(asg.child_by_field_name("operator")) != "=" or \
+            asg.child_by_field_name("left") != w or asg.parent.type != "expression_statement":
+        return f"the store `{unit.text(w)}` is not a statement `{name}[...] = value;`"
+    value = asg.child_by_field_name("right")
+    if not pure(unit, value):
+        return "the stored value calls or assigns"
+    stored = {a.base for a in accesses(unit, fn) if a.mode != "read"}
+    for a in accesses(unit, fn):
+        if a.node.start_byte >= value.start_byte and a.node.end_byte <= value.end_byte:
+            if a.space == "shared":
+                return "the stored value reads shared memory"
+            if a.base in stored or a.base is None:
+                return f"the stored value reads {a.base or unit.text(a.node)}, which the " \
+                       "kernel also stores to (or which is not known)"
+    return SharedCopy(name, decl, ty, dims, asg.parent, value, _holder(asg.parent),
+                      tuple(subscripts(w)[1]), tuple(a.node for a in mine if a.mode == "read"))
+
+
+# ------------------------------------------------------------------ read values
+def _names(unit: "Unit", node: "Node") -> list["Node"]:
+    """The identifiers of ``node`` that name variables (not callees or fields)."""
+    out = []
+    for x in unit.walk(node):
+        p = x.parent
+        if x.type != "identifier":
+            continue
+        if p is not None and p.type == "call_expression" and p.child_by_field_name("function") == x:
+            continue
+        out.append(x)
+    return out
+
+
+def _terms(unit: "Unit", node: "Node", sign: int = 1) -> list[tuple[int, "Node"]]:
+    """``node`` as a sum: ``(sign, term)`` pairs, parentheses stripped."""
+    node = strip_parens(node)
+    if node.type == "binary_expression":
+        op = unit.text(node.child_by_field_name("operator"))
+        if op in ("+", "-"):
+            return _terms(unit, node.child_by_field_name("left"), sign) + \
+                _terms(unit, node.child_by_field_name("right"), sign if op == "+" else -sign)
+    return [(sign, node)]
+
+
+def _product(unit: "Unit", node: "Node") -> tuple["Node", "Node"] | None:
+    node = strip_parens(node)
+    if node.type == "binary_expression" and unit.text(node.child_by_field_name("operator")) == "*":
+        return node.child_by_field_name("left"), node.child_by_field_name("right")
+    return None
+
+
+def _key(unit: "Unit", node: "Node") -> str:
+    return "".join(unit.text(strip_parens(node)).split())
+
+
+def _wrap(text: str, node: "Node | None" = None) -> str:
+    return text if node is not None and strip_parens(node).type in _PRIMARY else f"({text})"
+
+
+def _solve(unit: "Unit", w: "Node", r: "Node", local: set) -> dict | str:
+    """Values of the store index ``w``'s variables that make it the read index ``r``."""
+    ts = _terms(unit, w)
+    vars_ = [(s, t) for s, t in ts if strip_parens(t).type == "identifier" and
+             unit.text(strip_parens(t)) in local]
+    prods = [(s, t, _product(unit, t)) for s, t in ts if _product(unit, t) is not None]
+    rest = [(s, t) for s, t in ts if (s, t) not in vars_ and
+            all(t is not p[1] for p in prods)]
+    if any(local & {unit.text(x) for x in _names(unit, t)} for _, t in rest):
+        return f"the store index `{unit.text(w)}` is not a variable plus a constant"
+    # the row-major pair v * M + u against x * M + y
+    if len(prods) == 1 and len(vars_) == 1 and not rest and prods[0][0] == vars_[0][0] == 1:
+        f1, f2 = prods[0][2]
+        pick = [(a, b) for a, b in ((f1, f2), (f2, f1)) if strip_parens(a).type == "identifier"
+                and unit.text(strip_parens(a)) in local and not
+                (local & {unit.text(x) for x in _names(unit, b)})]
+        rt = _terms(unit, r)
+        rp = [(s, t, _product(unit, t)) for s, t in rt if _product(unit, t) is not None]
+        if pick and len(rt) == 2 and all(s == 1 for s, _ in rt):
+            v, m = pick[0]
+            for s, t, (g1, g2) in rp:
+                other = next(x for _, x in rt if x is not t)
+                for x, mm in ((g1, g2), (g2, g1)):
+                    if _key(unit, mm) == _key(unit, m):
+                        return {unit.text(strip_parens(v)): _wrap(unit.text(x), x),
+                                unit.text(strip_parens(vars_[0][1])): _wrap(unit.text(other),
+                                                                            other)}
+        return f"the read index `{unit.text(r)}` is not `x * {unit.text(pick[0][1]) if pick else 'M'} + y`"
+    if len(vars_) != 1 or prods or vars_[0][0] != 1:
+        return f"the store index `{unit.text(w)}` is not a variable plus a constant"
+    v = unit.text(strip_parens(vars_[0][1]))
+    # r - (rest), cancelling terms the read index spells the same way
+    rt = list(_terms(unit, r))
+    extra = []
+    for s, t in rest:
+        hit = next((i for i, (s2, t2) in enumerate(rt) if s2 == s and
+                    _key(unit, t2) == _key(unit, t)), None)
+        if hit is not None:
+            rt.pop(hit)
+        else:
+            extra.append((-s, t))
+    parts = [(s, unit.text(t), t) for s, t in rt] + [(s, unit.text(t), t) for s, t in extra]
+    if not parts:
+        return {v: "0"}
+    text = ""
+    for i, (s, tx, node) in enumerate(parts):
+        tx = tx if strip_parens(node).type in _PRIMARY or node.type == "binary_expression" and \
+            unit.text(node.child_by_field_name("operator")) in ("*", "/", "%") else f"({tx})"
+        text += (("-" if s < 0 else "") + tx) if i == 0 else (" + " if s > 0 else " - ") + tx
+    return {v: _wrap(text) if len(parts) > 1 or parts[0][0] < 0 else
+            _wrap(parts[0][1], parts[0][2])}
+
+
+def _locals(unit: "Unit", fn: "Function", copy: SharedCopy) -> set:
+    """The names the store's index may solve for: variables that differ between threads
+    or iterations (not parameters or sizes the same for every thread)."""
+    out = set()
+    for w in copy.index:
+        for x in _names(unit, w):
+            if thread_dependent(unit, x) or _loop_variable(unit, x):
+                out.add(unit.text(x))
+    return out
+
+
+def _loop_variable(unit: "Unit", ident: "Node") -> bool:
+    name, node = unit.text(ident), ident.parent
+    while node is not None:
+        if node.type == "for_statement":
+            init = node.child_by_field_name("initializer")
+            if init is not None and name in {unit.text(x) for x in unit.walk(init)
+                                             if x.type == "identifier"}:
+                return True
+        node = node.parent
+    return False
+
+
+def _assigned_between(unit: "Unit", fn: "Function", name: str, start: int, end: int) -> bool:
+    for x in unit.walk(fn.body):
+        if not (start <= x.start_byte < end):
+            continue
+        if x.type in ("assignment_expression", "update_expression"):
+            target = x.child_by_field_name("left") or x.child_by_field_name("argument")
+            if target is not None and unit.text(strip_parens(target)) == name:
+                return True
+    return False
+
+
+def read_value(unit: "Unit", fn: "Function", copy: SharedCopy, read: "Node") -> tuple[str | None, str]:
+    """The text of the value ``read`` (one of ``copy.reads``) stands for, as an expression
+    of the reading thread; or None with why not."""
+    _, ridx = subscripts(read)
+    local = _locals(unit, fn, copy)
+    sigma: dict = {}
+    for w, r in zip(copy.index, ridx):
+        got = _solve(unit, w, r, local)
+        if isinstance(got, str):
+            return None, got
+        if set(got) & set(sigma):
+            return None, f"`{unit.text(w)}` names a variable of another dimension"
+        sigma.update(got)
+    fixed, moved = set(), set()
+    for w in copy.index:
+        for x in _names(unit, w):
+            n = unit.text(x)
+            if n in sigma:
+                (fixed if sigma[n] == n else moved).update(thread_dependent(unit, x))
+    for x in _names(unit, copy.value):
+        n = unit.text(x)
+        if n in sigma:
+            continue
+        src = thread_dependent(unit, x)
+        # a name made of thread ids the index maps to themselves is the reader's own
+        if src and ("?" in src or not src <= fixed or src & moved):
+            return None, f"the stored value reads {n}, which differs between threads " \
+                         "and the index does not fix it"
+        if _assigned_between(unit, fn, n, copy.store.end_byte, read.start_byte):
+            return None, f"{n} is assigned between the store and the read"
+    for x in unit.walk(copy.value):
+        src = thread_dependent(unit, x) if x.type == "field_expression" else frozenset()
+        if src and ("?" in src or not src <= fixed or src & moved):
+            return None, f"the stored value reads {unit.text(x)}, which the index does not fix"
+    out, at, v = [], copy.value.start_byte, copy.value
+    for x in _names(unit, v):
+        if unit.text(x) in sigma:
+            out += [unit.text((at, x.start_byte)), sigma[unit.text(x)]]
+            at = x.end_byte
+    out.append(unit.text((at, v.end_byte)))
+    return _wrap("".join(out), v), ""
+
+
+__all__ = ["SharedCopy", "read_value", "shared_copy", "shared_decl", "subscripts"]

@@ -1,0 +1,16 @@
+// RUN: kltrans opt -p unstage-shared
+// CHECK-SKIP: read-values: p is assigned between the store and the read
+// The input pointer advances between the copy and the reads: the copied value is not
+// p[...] at the read any more.
+// kltrans: launch pairs grid=ceil_div(n, 64) block=64
+__global__ void pairs(const float* p, float* out, int n)
+{
+    __shared__ float buf[64];
+    const int t = threadIdx.x;
+    p += blockIdx.x * 64;
+    buf[t] = p[t];
+    __syncthreads();
+    p += 1;
+    if (blockIdx.x * 64 + t < n)
+        out[blockIdx.x * 64 + t] = buf[63 - t] + p[0];
+}
