@@ -57,6 +57,12 @@ def _same_results(site, ctx) -> Verdict:
         new = apply_edits(site.unit, site.pass_.rewrite(site, ctx))
     except SkipSite as e:
         return Verdict.no(str(e))
+    # the sites of one kernel's staged arrays share one rewrite: one machine run
+    return site.unit.memo(f"stage-shared.same.{hash(bytes(new.source))}",
+                          lambda u: _machine(site, new))
+
+
+def _machine(site, new) -> Verdict:
     # a 1-D block: the block machine at drawn sizes alone (the grid's small sizes may not
     # reach a second staged stretch); a 2-D one is for the grid machine
     dims, _ = block_dims(site.unit, site.function)

@@ -32,7 +32,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from kltrans.analysis.affine import strip_parens, thread_dependent
+from kltrans.analysis.affine import resolve_name, strip_parens, thread_dependent
 from kltrans.match.predicates import pure
 from kltrans.model.accesses import accesses
 
@@ -265,20 +265,80 @@ def _loop_variable(unit: "Unit", ident: "Node") -> bool:
     return False
 
 
-def _assigned_between(unit: "Unit", fn: "Function", name: str, start: int, end: int) -> bool:
-    for x in unit.walk(fn.body):
-        if not (start <= x.start_byte < end):
+def _advance(unit: "Unit", name: str, start: int, end: int, sigma: dict) -> "str | None":
+    """How far pointer ``name`` is advanced in ``[start, end)`` of the source, as text
+    (``""``: not assigned there); None when it is assigned otherwise than by ``name +=
+    d``, ``name -= d`` or ``++`` with ``d`` the same for every thread."""
+    parts = []
+    for x in unit.walk(unit.root):
+        if not (start <= x.start_byte < end) or \
+                x.type not in ("assignment_expression", "update_expression"):
             continue
-        if x.type in ("assignment_expression", "update_expression"):
-            target = x.child_by_field_name("left") or x.child_by_field_name("argument")
-            if target is not None and unit.text(strip_parens(target)) == name:
-                return True
-    return False
+        target = x.child_by_field_name("left") or x.child_by_field_name("argument")
+        if target is None or unit.text(strip_parens(target)) != name:
+            continue
+        if x.type == "update_expression":
+            op = "+" if "++" in unit.text(x) else "-"
+            parts.append((op, "1", None))
+            continue
+        op, d = unit.text(x.child_by_field_name("operator")), x.child_by_field_name("right")
+        if op not in ("+=", "-=") or thread_dependent(unit, d) or \
+                set(sigma) & {unit.text(y) for y in _names(unit, d)}:
+            return None
+        parts.append((op[0], unit.text(d), d))
+    text = ""
+    for op, d, node in parts:
+        d = d if node is None or strip_parens(node).type in _PRIMARY else f"({d})"
+        text += f" {'-' if op == '+' else '+'} {d}"
+    return text
+
+
+def _render(unit: "Unit", node: "Node", sigma: dict, shift: dict) -> str:
+    """``node``'s text with the names of ``sigma`` replaced and each subscript of a pointer
+    of ``shift`` moved back by its advance."""
+    if node.type == "identifier" and unit.text(node) in sigma and node.parent is not None \
+            and not (node.parent.type == "call_expression" and
+                     node.parent.child_by_field_name("function") == node):
+        return sigma[unit.text(node)]
+    if not node.children:
+        return unit.text(node)
+    out, at = [], node.start_byte
+    for c in node.children:
+        out += [unit.text((at, c.start_byte)), _render(unit, c, sigma, shift)]
+        at = c.end_byte
+    out.append(unit.text((at, node.end_byte)))
+    text = "".join(out)
+    if node.type == "subscript_expression":
+        base, idx = subscripts(node)
+        if base.type == "identifier" and shift.get(unit.text(base)) and len(idx) == 1:
+            return f"{unit.text(base)}[{_render(unit, idx[0], sigma, shift)}" \
+                   f"{shift[unit.text(base)]}]"
+    return text
+
+
+def _readers_own(unit: "Unit", fn: "Function", x: "Node", sigma: dict, depth: int = 0) -> bool:
+    """Whether name ``x`` of the stored value has the same value in the reading thread as
+    in the storing one: the same in every thread, a variable the index maps to itself, or a
+    local never assigned after its declaration whose value is made of such names
+    (``gi = blockIdx.x * T + i`` with ``i`` fixed by the index)."""
+    n = unit.text(x)
+    if n in sigma:
+        return sigma[n] == n
+    if not thread_dependent(unit, x):
+        return True
+    b = resolve_name(unit, x, n)
+    if depth > 4 or b.kind != "local" or b.value is None or \
+            _advance(unit, n, b.value.end_byte, fn.node.end_byte, {}) != "":
+        return False
+    return all(y.type != "field_expression" or not thread_dependent(unit, y)
+               for y in unit.walk(b.value)) and \
+        all(_readers_own(unit, fn, y, sigma, depth + 1) for y in _names(unit, b.value))
 
 
 def read_value(unit: "Unit", fn: "Function", copy: SharedCopy, read: "Node") -> tuple[str | None, str]:
     """The text of the value ``read`` (one of ``copy.reads``) stands for, as an expression
-    of the reading thread; or None with why not."""
+    of the reading thread; or None with why not. A pointer advanced by the same amount in
+    every thread between the store and the read (``A += BK;``) is indexed back by it."""
     _, ridx = subscripts(read)
     local = _locals(unit, fn, copy)
     sigma: dict = {}
@@ -295,28 +355,26 @@ def read_value(unit: "Unit", fn: "Function", copy: SharedCopy, read: "Node") -> 
             n = unit.text(x)
             if n in sigma:
                 (fixed if sigma[n] == n else moved).update(thread_dependent(unit, x))
+    shift: dict = {}
     for x in _names(unit, copy.value):
         n = unit.text(x)
         if n in sigma:
             continue
-        src = thread_dependent(unit, x)
-        # a name made of thread ids the index maps to themselves is the reader's own
-        if src and ("?" in src or not src <= fixed or src & moved):
+        if not _readers_own(unit, fn, x, sigma):
             return None, f"the stored value reads {n}, which differs between threads " \
                          "and the index does not fix it"
-        if _assigned_between(unit, fn, n, copy.store.end_byte, read.start_byte):
+        d = _advance(unit, n, copy.store.end_byte, read.start_byte, sigma)
+        p = x.parent
+        if d is None or d and not (p.type == "subscript_expression" and
+                                   p.child_by_field_name("argument") == x):
             return None, f"{n} is assigned between the store and the read"
+        if d:
+            shift[n] = d
     for x in unit.walk(copy.value):
         src = thread_dependent(unit, x) if x.type == "field_expression" else frozenset()
         if src and ("?" in src or not src <= fixed or src & moved):
             return None, f"the stored value reads {unit.text(x)}, which the index does not fix"
-    out, at, v = [], copy.value.start_byte, copy.value
-    for x in _names(unit, v):
-        if unit.text(x) in sigma:
-            out += [unit.text((at, x.start_byte)), sigma[unit.text(x)]]
-            at = x.end_byte
-    out.append(unit.text((at, v.end_byte)))
-    return _wrap("".join(out), v), ""
+    return _wrap(_render(unit, copy.value, sigma, shift), copy.value), ""
 
 
 __all__ = ["SharedCopy", "read_value", "shared_copy", "shared_decl", "subscripts"]
