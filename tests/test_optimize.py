@@ -656,7 +656,8 @@ def test_experiment_report_with_notes_and_a_missing_notes_file(tmp_path, capsys)
     assert main(["experiment", "--merge", raw, "--out", str(out), "--results",
                  str(tmp_path / "R.md"), "--notes", str(notes), "-q"]) == 0
     text = (tmp_path / "R.md").read_text()
-    assert text.index("By hand.") < text.index("## Geometric means")
+    # the headline table first, then the method with the notes' account of the runs
+    assert text.index("## Headline") < text.index("## Method") < text.index("By hand.")
     assert main(["experiment", "--merge", raw, "--out", str(out), "--results",
                  str(tmp_path / "R2.md"), "--notes", str(tmp_path / "none.md"), "-q"]) == 2
     assert "none.md: no such file" in capsys.readouterr().err

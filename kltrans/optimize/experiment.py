@@ -800,14 +800,37 @@ def render(doc: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _note_sections(notes: str) -> list[tuple[str, str]]:
+    """The ``## `` sections of a notes file: (title, body); text before the first is ""."""
+    out: list[tuple[str, list[str]]] = [("", [])]
+    for line in notes.strip().splitlines():
+        if line.startswith("## "):
+            out.append((line[3:].strip(), []))
+        else:
+            out[-1][1].append(line)
+    return [(t, "\n".join(b).strip()) for t, b in out if t or "".join(b).strip()]
+
+
+#: commands longer than this are named by their count, not printed
+_COMMAND_CHARS = 300
+
+
 def render_markdown(doc: dict, svg: str, notes: str = "") -> str:
+    """The report: the headline table first, then the method (settings, the command, the
+    notes' "How these runs were made"), what is left, every target, and the rest of the
+    notes last, as history."""
+    sections = _note_sections(notes)
+    method = [b for t, b in sections if t.lower().startswith("how these runs")]
+    left_notes = [(t, b) for t, b in sections if t.lower().startswith("what is left")]
+    history = [(t, b) for t, b in sections
+               if not t.lower().startswith(("how these runs", "what is left"))]
+    runs = doc["command"].count(" + ") + 1
     head = ["# Results: lineage skills against blind and memory search", "",
-            f"Command: `{doc['command']}` (backend {doc['backend']}, budget {doc['budget']} "
-            f"gate evaluations, seeds {doc['seeds']}). Raw data: "
-            f"`bench/results/experiment.json`.", ""]
-    if notes.strip():
-        head += [notes.strip(), ""]
-    head += [f"![geometric-mean speedup]({svg})", "", "## Geometric means", "",
+            "Geometric-mean speedup over the naive kernel per set and search strategy, from "
+            "`bench/results/experiment.json` (backend "
+            f"{doc['backend']}, budget {doc['budget']} gate evaluations per search, seeds "
+            f"{doc['seeds']}).", "",
+            f"![geometric-mean speedup]({svg})", "", "## Headline: geometric means", "",
             "| set / strategy | targets | speedup over naive | fraction of expert | over vendor "
             "| evaluations to 90% | evaluations | wasted evaluations | of them failed compile "
             "or correct | same code (no evaluation) |",
@@ -822,6 +845,16 @@ def render_markdown(doc: dict, svg: str, notes: str = "") -> str:
         head += ["", "Every mean is over the targets that all strategies of its set have a run "
                  f"for; left out of the means (a strategy has no run for them): "
                  f"{', '.join(left)}."]
+    head += ["", "## Method", ""]
+    if len(doc["command"]) <= _COMMAND_CHARS:
+        head.append(f"Command: `{doc['command']}`.")
+    else:
+        head.append(f"{runs} `kltrans experiment` runs, merged with `kltrans experiment "
+                    "--merge`; each run's command is in the `command` field of "
+                    "`bench/results/experiment.json`.")
+    head += ["", *[b for b in method if b]] if any(method) else []
+    for t, b in left_notes:
+        head += ["", f"## {t}", "", b]
     head += ["", "## Per target", "", "| target | strategy | evaluations | accepted | wasted | "
              "same code | speedup | fraction of expert | over vendor | pipeline |",
              "|---|---|---:|---:|---:|---:|---:|---:|---:|---|"]
@@ -833,6 +866,11 @@ def render_markdown(doc: dict, svg: str, notes: str = "") -> str:
                     f"{r['wasted']} | {_f(r.get('same_code'), '{:d}')} | {_f(r['speedup'])} | "
                     f"{_f(r['expert_fraction'])} | "
                     f"{_f(r['over_vendor'])} | `{', '.join(p.split('{')[0] for p in r['pipeline'])}` |")
+    if history:
+        head += ["", "## History", "", "Earlier runs and decisions, oldest first."]
+        for t, b in history:
+            body = "\n".join(("#" + ln) if ln.startswith("### ") else ln for ln in b.splitlines())
+            head += ["", f"### {t}" if t else "", body] if t else ["", body]
     return "\n".join(head) + "\n"
 
 
