@@ -196,7 +196,7 @@ def _solve(unit: "Unit", w: "Node", r: "Node", local: set) -> dict | str:
              unit.text(strip_parens(t)) in local]
     prods = [(s, t, _product(unit, t)) for s, t in ts if _product(unit, t) is not None]
     rest = [(s, t) for s, t in ts if (s, t) not in vars_ and
-            all(t is not p[1] for p in prods)]
+            all(t is not p[1] for p in prods) and unit.text(t) != "0"]
     if any(local & {unit.text(x) for x in _names(unit, t)} for _, t in rest):
         return f"the store index `{unit.text(w)}` is not a variable plus a constant"
     # the row-major pair v * M + u against x * M + y
