@@ -83,9 +83,11 @@ def _values(site, decl=None) -> "list | str":
     c = _copy(site, decl)
     if isinstance(c, str):
         return c
+    dims, _ = block_dims(site.unit, site.function)
+    block = dict(zip(("threadIdx.x", "threadIdx.y", "threadIdx.z"), dims)) if dims else {}
     out = []
     for r in c.reads:
-        v, why = read_value(site.unit, site.function, c, r)
+        v, why = read_value(site.unit, site.function, c, r, block)
         if v is None:
             return f"`{site.unit.text(r)}`: {why}"
         out.append((r, v))
@@ -126,7 +128,8 @@ def unstage_edits(site) -> list[Edit]:
         if isinstance(vals, str):
             raise SkipSite(vals)
         edits += [Edit(r.start_byte, r.end_byte, v) for r, v in vals]
-        edits += [remove_described(unit, c.holder), remove_described(unit, c.decl)]
+        edits += [remove_described(unit, h) for h in c.holders or (c.holder,)]
+        edits.append(remove_described(unit, c.decl))
     if every:   # no shared memory left: the barriers order nothing now
         edits += [remove_node(unit, b) for b in _barriers(unit, fn)]
     return edits
@@ -186,6 +189,7 @@ class UnstageShared(Pass):
     name = "unstage-shared"
     kind = "simplify"
     inverse = "stage-shared"
+    drop_dead = True   # locals only the copy read (the tile's own indices)
     anchor = Rule(kind="declaration", regex=r"\b__shared__\b", inside_kernel=True)
     preconditions = UNSTAGE_PRECONDITIONS
 

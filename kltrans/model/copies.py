@@ -14,14 +14,25 @@ its reads as an expression of the reading thread:
   ``As[row * BS + col] = A[row * K + col]`` read as ``As[row * BS + k]`` is
   ``A[row * K + k]``;
 - every other name ``E`` reads must be the same in the storing and the reading thread
-  (no thread id reaches it, :func:`kltrans.analysis.affine.thread_dependent`) and must
-  not be assigned between the store and a read (``A += BK`` after the barrier: refused).
+  (no thread id reaches it, :func:`kltrans.analysis.affine.thread_dependent`, or it is a
+  local built from variables the index maps to themselves) and must not be assigned
+  between the store and a read, except a pointer advanced by the same amount in every
+  thread (``A += BK`` after the barrier), which the read's index takes back.
+
+Several stores (a tile and its halo: ``t[ty + 1][tx + 1] = ...`` and, under ``if
+(threadIdx.y == 0)``, ``t[0][tx + 1] = ...``) are read by thread index
+(:func:`_by_threads`): each store's index is a thread index plus a constant, or a
+constant, per dimension, so the thread that wrote the element a read names is known
+(its guard's ``threadIdx.t == v`` picks the rest); the read is the first store whose
+writer exists and whose guards hold, the value as that writer computed it (its locals
+written out, cast to their own types). Stores that cannot be the source at the block's
+size are dropped. These stores may not sit in loops or else branches.
 
 What these facts leave open (that the reads fall inside what was stored, that a barrier
 separates them) is for the block machine (:func:`kltrans.model.block.same_effects`) to
 check on the rewritten kernel. Refused, with a reason: ``extern`` and accessor-reached
-arrays (their reads are not named by the array), several stores, read-modify-writes and
-atomics, values that read shared memory or call functions with effects.
+arrays (their reads are not named by the array), read-modify-writes and atomics, values
+that read shared memory or memory the kernel stores to, or call functions with effects.
 
 Layering: :mod:`kltrans.model.accesses`, the public names of :mod:`kltrans.analysis`,
 :mod:`kltrans.match.predicates`, :mod:`kltrans.syntax`.
@@ -32,7 +43,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from kltrans.analysis.affine import resolve_name, strip_parens, thread_dependent
+from kltrans.analysis.affine import (Affine, affine_of, resolve_name, strip_parens,
+                                     thread_dependent)
 from kltrans.match.predicates import pure
 from kltrans.model.accesses import accesses
 
@@ -60,6 +72,19 @@ class SharedCopy:
     holder: "Node" = field(repr=False)     # the store, or the loop or ``if`` holding only it
     index: tuple = field(repr=False)       # per dimension, the store's index node
     reads: tuple = field(repr=False)       # the subscript nodes reading the array
+    stores: tuple = field(default=(), repr=False)   # every Store, in file order
+    holders: tuple = field(default=(), repr=False)  # what goes with each store
+
+
+@dataclass(frozen=True)
+class Store:
+    """One store ``S[w] = E;`` of a staged array and the ``if`` conditions it runs under
+    (then-branches, outermost first)."""
+
+    stmt: "Node" = field(repr=False)
+    value: "Node" = field(repr=False)
+    index: tuple = field(repr=False)
+    guards: tuple = field(repr=False)
 
 
 def subscripts(node: "Node") -> tuple["Node", list["Node"]]:
@@ -121,14 +146,35 @@ def shared_copy(unit: "Unit", fn: "Function", decl: "Node") -> "SharedCopy | str
     name, ty, dims = got
     mine = [a for a in accesses(unit, fn) if a.space == "shared" and a.base == name]
     writes = [a for a in mine if a.mode != "read"]
-    if len(writes) != 1 or writes[0].mode != "write":
-        return f"{name} has {len(writes)} stores (one plain store is a copy)"
+    if not writes or any(a.mode != "write" for a in writes):
+        return f"{name} has {len(writes)} stores, {sum(a.mode != 'write' for a in writes)} " \
+               "of them not plain (a copy is plain stores)"
     for a in mine:
         base, idx = subscripts(a.node)
         if a.node.type != "subscript_expression" or base.type != "identifier" or \
                 unit.text(base) != name or len(idx) != len(dims):
             return f"{name} is reached as `{unit.text(a.node)}`, not by subscripts"
-    w = writes[0].node
+    stored = {a.base for a in accesses(unit, fn) if a.mode != "read"}
+    stores = []
+    for wr in writes:
+        got = _store(unit, fn, name, wr.node, stored)
+        if isinstance(got, str):
+            return got
+        if len(writes) > 1 and not isinstance(got, Store):
+            return got
+        stores.append(got)
+    if len(stores) > 1:
+        for st in stores:
+            if st.guards is None:
+                return f"{name} has {len(stores)} stores, one of them in a loop or an else " \
+                       "branch (several stores are read by thread index, outside loops)"
+    first = stores[0]
+    return SharedCopy(name, decl, ty, dims, first.stmt, first.value, _holder(first.stmt),
+                      first.index, tuple(a.node for a in mine if a.mode == "read"),
+                      tuple(stores), tuple(_holder(st.stmt) for st in stores))
+
+
+def _store(unit, fn, name, w, stored) -> "Store | str":
     asg = w.parent
     if asg is None or asg.type != "assignment_expression" or \
             unit.text(asg.child_by_field_name("operator")) != "=" or \
@@ -137,7 +183,6 @@ def shared_copy(unit: "Unit", fn: "Function", decl: "Node") -> "SharedCopy | str
     value = asg.child_by_field_name("right")
     if not pure(unit, value):
         return "the stored value calls or assigns"
-    stored = {a.base for a in accesses(unit, fn) if a.mode != "read"}
     for a in accesses(unit, fn):
         if a.node.start_byte >= value.start_byte and a.node.end_byte <= value.end_byte:
             if a.space == "shared":
@@ -145,8 +190,25 @@ def shared_copy(unit: "Unit", fn: "Function", decl: "Node") -> "SharedCopy | str
             if a.base in stored or a.base is None:
                 return f"the stored value reads {a.base or unit.text(a.node)}, which the " \
                        "kernel also stores to (or which is not known)"
-    return SharedCopy(name, decl, ty, dims, asg.parent, value, _holder(asg.parent),
-                      tuple(subscripts(w)[1]), tuple(a.node for a in mine if a.mode == "read"))
+    return Store(asg.parent, value, tuple(subscripts(w)[1]), _guards(asg.parent, fn))
+
+
+def _guards(stmt: "Node", fn: "Function") -> "tuple | None":
+    """The conditions of the ``if`` statements around ``stmt`` (then-branches), outermost
+    first; None when a loop or an else branch holds it."""
+    out, node = [], stmt
+    while node.parent is not None and node.parent != fn.body and node != fn.body:
+        p = node.parent
+        if p.type in _LOOPS:
+            return None
+        if p.type == "if_statement":
+            if p.child_by_field_name("consequence") != node:
+                return None
+            out.append(p.child_by_field_name("condition"))
+        elif p.type not in ("compound_statement",):
+            return None
+        node = p
+    return tuple(out[::-1])
 
 
 # ------------------------------------------------------------------ read values
@@ -335,10 +397,187 @@ def _readers_own(unit: "Unit", fn: "Function", x: "Node", sigma: dict, depth: in
         all(_readers_own(unit, fn, y, sigma, depth + 1) for y in _names(unit, b.value))
 
 
-def read_value(unit: "Unit", fn: "Function", copy: SharedCopy, read: "Node") -> tuple[str | None, str]:
+# ------------------------------------------------- several stores, read by thread index
+_DIMS = ("x", "y", "z")
+
+
+def _thread_term(a: Affine) -> "tuple[str, int] | None":
+    """``(threadIdx.t, c)`` when ``a`` is ``threadIdx.t + c``."""
+    syms = [m for m in a.terms if m]
+    if len(syms) == 1 and len(syms[0]) == 1 and syms[0][0].startswith("threadIdx.") and \
+            a.terms[syms[0]] == 1:
+        return syms[0][0], a.terms.get((), 0)
+    return None
+
+
+def _bounds(a: Affine, block: dict) -> "tuple[int, int] | None":
+    """The least and greatest value of ``a`` over the threads of a block (None when it
+    has other symbols or the block is not known)."""
+    lo = hi = a.terms.get((), 0)
+    for m, k in a.terms.items():
+        if not m:
+            continue
+        if len(m) != 1 or not m[0].startswith("threadIdx.") or block.get(m[0]) is None:
+            return None
+        top = (block[m[0]] - 1) * k
+        lo, hi = lo + min(0, top), hi + max(0, top)
+    return lo, hi
+
+
+def _text(a: Affine) -> str:
+    t = str(a)
+    return t if _wrap_ok(t) else f"({t})"
+
+
+def _wrap_ok(t: str) -> bool:
+    return t.replace("_", "").replace(".", "").isalnum()
+
+
+def _conjuncts(unit: "Unit", node: "Node") -> list:
+    node = strip_parens(node)
+    if node.type == "condition_clause":
+        inner = [c for c in node.named_children if c.type != "comment"]
+        node = strip_parens(inner[0]) if len(inner) == 1 else node
+    if node.type == "binary_expression" and unit.text(node.child_by_field_name("operator")) == "&&":
+        return _conjuncts(unit, node.child_by_field_name("left")) + \
+            _conjuncts(unit, node.child_by_field_name("right"))
+    return [node]
+
+
+def _render_threads(unit: "Unit", fn: "Function", node: "Node", sub: dict, moved: set,
+                    depth: int = 0) -> "str | None":
+    """``node``'s text as the writer computes it: ``threadIdx.t`` written ``sub[t]``, and
+    every local built from a moved thread index written out (None when one cannot be)."""
+    if node.type == "field_expression" and unit.text(node).replace(" ", "") in sub:
+        return _text(sub[unit.text(node).replace(" ", "")])
+    if node.type == "identifier" and node.parent is not None and not (
+            node.parent.type == "call_expression" and
+            node.parent.child_by_field_name("function") == node):
+        src = thread_dependent(unit, node)
+        if src & moved or "?" in src:
+            b = resolve_name(unit, node, unit.text(node))
+            if depth > 4 or b.kind != "local" or b.value is None or \
+                    _advance(unit, unit.text(node), b.value.end_byte, fn.node.end_byte, {}):
+                return None
+            inner = _render_threads(unit, fn, b.value, sub, moved, depth + 1)
+            if inner is None:
+                return None
+            # the local's own type: the writer computed it so (an int, not the unsigned
+            # arithmetic of the thread indices written out)
+            ty = b.decl.child_by_field_name("type") if b.decl is not None and \
+                b.decl.type == "declaration" else None
+            plain = b.ident is not None and b.ident.parent is not None and \
+                b.ident.parent.type == "init_declarator"
+            return f"(({unit.text(ty)})({inner}))" if ty is not None and plain else f"({inner})"
+        return unit.text(node)
+    if not node.children:
+        return unit.text(node)
+    out, at = [], node.start_byte
+    for c in node.children:
+        got = _render_threads(unit, fn, c, sub, moved, depth)
+        if got is None:
+            return None
+        out += [unit.text((at, c.start_byte)), got]
+        at = c.end_byte
+    out.append(unit.text((at, node.end_byte)))
+    return "".join(out)
+
+
+def _by_threads(unit: "Unit", fn: "Function", copy: SharedCopy, read: "Node",
+                block: dict) -> tuple[str | None, str]:
+    """The value of ``read`` when several stores fill the array, each at a thread index
+    plus a constant (or a constant) per dimension: per store, the writer is the thread
+    those indices name; a store is the read's source where its writer exists and its
+    guards hold. Stores that can never be the source (at the block's size) are dropped;
+    the last one left is the default."""
+    R = [affine_of(unit, i, fn) for i in subscripts(read)[1]]
+    if any(r is None or "#" in str(r) for r in R):
+        return None, f"the read index of `{unit.text(read)}` is not affine"
+    cases = []
+    for st in copy.stores:
+        sub, conds, dead = {}, [], False
+        for w, r in zip(st.index, R):
+            W = affine_of(unit, w, fn)
+            if W is None:
+                return None, f"the store index `{unit.text(w)}` is not affine"
+            if W.is_const():
+                conds.append(("eq", r - W))
+                continue
+            tt = _thread_term(W)
+            if tt is None or tt[0] in sub:
+                return None, f"the store index `{unit.text(w)}` is not a thread index " \
+                             "plus a constant"
+            sub[tt[0]] = r - Affine.const(tt[1])
+            conds.append(("in", sub[tt[0]], tt[0]))
+        kept = []
+        for g in st.guards:
+            for c in _conjuncts(unit, g):
+                if c.type == "binary_expression" and \
+                        unit.text(c.child_by_field_name("operator")) == "==":
+                    d = affine_of(unit, c.child_by_field_name("left"), fn)
+                    e = affine_of(unit, c.child_by_field_name("right"), fn)
+                    tt = _thread_term(d - e) if d is not None and e is not None else None
+                    if tt is not None and tt[0] not in sub:
+                        sub[tt[0]] = Affine.const(-tt[1])   # the writer the guard picks
+                        continue
+                kept.append(c)
+        moved = {t for t, a in sub.items() if a != Affine.sym(t)}
+        for t in ("threadIdx." + d for d in _DIMS):
+            if t not in sub and (t in thread_dependent(unit, st.value) or any(
+                    t in thread_dependent(unit, c) for c in kept)):
+                return None, f"a store's value depends on {t}, which its index does not fix"
+        texts = []
+        for kind, a, *t in conds:
+            b = _bounds(a, block)
+            # thread indices are unsigned: constants move to the side that keeps them so
+            c = a.terms.get((), 0)
+            var = _text(a - Affine.const(c))
+            if kind == "eq":
+                if b is not None and (b[0] > 0 or b[1] < 0):
+                    dead = True
+                elif b != (0, 0):
+                    texts.append(f"{var} == {-c}" if c <= 0 else f"{var} + {c} == 0")
+            else:
+                size, dim = block.get(t[0]), "blockDim." + t[0][-1]
+                if b is not None and size is not None and (b[1] < 0 or b[0] >= size):
+                    dead = True
+                    continue
+                if b is None or b[0] < 0:
+                    texts.append(f"{var} >= {-c}" if c <= 0 else f"{var} + {c} >= 0")
+                if b is None or size is None or b[1] >= size:
+                    texts.append(f"{var} < {dim} + {-c}" if c < 0 else
+                                 f"{var} + {c} < {dim}" if c > 0 else f"{var} < {dim}")
+        if dead:
+            continue
+        for c in kept:
+            got = _render_threads(unit, fn, c, sub, moved)
+            if got is None:
+                return None, "a store's guard names a local that cannot be written out"
+            texts.append(f"({got})")
+        val = _render_threads(unit, fn, st.value, sub, moved)
+        if val is None:
+            return None, "the stored value names a local that cannot be written out"
+        for x in _names(unit, st.value):
+            if _advance(unit, unit.text(x), st.stmt.end_byte, read.start_byte, {}):
+                return None, f"{unit.text(x)} is assigned between the store and the read"
+        cases.append((texts, _wrap(val, st.value)))
+    if not cases:
+        return None, f"no store writes the element `{unit.text(read)}` reads"
+    text = cases[-1][1]
+    for conds, val in reversed(cases[:-1]):
+        text = f"({' && '.join(conds) or 'true'} ? {val} : {text})"
+    return text, ""
+
+
+def read_value(unit: "Unit", fn: "Function", copy: SharedCopy, read: "Node",
+               block: dict | None = None) -> tuple[str | None, str]:
     """The text of the value ``read`` (one of ``copy.reads``) stands for, as an expression
     of the reading thread; or None with why not. A pointer advanced by the same amount in
-    every thread between the store and the read (``A += BK;``) is indexed back by it."""
+    every thread between the store and the read (``A += BK;``) is indexed back by it.
+    Several stores are read by thread index (:func:`_by_threads`); ``block``:
+    ``{"threadIdx.x": size, ...}``, the block's extents where known."""
+    if len(copy.stores) > 1:
+        return _by_threads(unit, fn, copy, read, block or {})
     _, ridx = subscripts(read)
     local = _locals(unit, fn, copy)
     sigma: dict = {}

@@ -21,7 +21,12 @@ hint does not change the effect), structs and unions of the unit held in locals
 values), ``make_float4`` and the other ``make_<vector>``
 constructors, ``__device__`` functions of the unit and lambdas (called by value or by
 reference: their bodies run), ``min``/``max`` of integers, the unit's integer constants
-(macros, ``constexpr``). Any other call is a term named by its callee.
+(macros, ``constexpr``), function-like macros that assign nothing (``#define IDX(r, c)
+((r) * n + (c))``: the replacement read as an expression, parameters bound to the
+arguments' values; :func:`function_macros`). Any other call is a term named by its callee.
+Thread and block indices are read as integers: the machine does not model their
+unsignedness (``threadIdx.x - 1 >= 0`` is true for thread 0 in CUDA, false here), so code
+written for it keeps the unsigned forms out (``threadIdx.x >= 1``).
 
 Not read (the machine raises :class:`Unsupported` with the reason, never guesses):
 barriers, shuffles, atomics and the other operations of ``spellings.yaml`` that involve
@@ -47,11 +52,13 @@ from kltrans.analysis.smem import record_fields, type_size
 from kltrans.model.accesses import typedefs
 from kltrans.model.code import (as_int, branch_names, declaration, expr_code, index_node,
                                 lvalue_code, misparsed_shape, stmt_code, tables)
+from kltrans.match.predicates import pure_macros
 from kltrans.model.launch import template_bindings
 from kltrans.model.ops import operations
 from kltrans.model.values import (QUALIFIERS, Agg, Cell, Effects, FieldRef, Fn, Layout, MemRef, Ptr,
                                   Ref, Return, SlotRef, Term, Unsupported, copy_value,
                                   vector_lanes)
+from kltrans.syntax import parse
 from kltrans.syntax.contract import file_constants
 from kltrans.syntax.cuda import find_functions
 
@@ -70,6 +77,27 @@ _LANES = "xyzw"
 #: cooperative-group queries a thread answers from its own indices (Machine.group_query)
 _GROUP_QUERIES = ("index.block_rank", "index.thread", "index.lane", "index.warp",
                   "size.block", "size.tile", "size.tiles", "index.block")
+
+
+def function_macros(unit: "Unit") -> dict:
+    """The unit's function-like macros that assign nothing (:func:`kltrans.match.predicates.
+    pure_macros`): name -> (parameters, the replacement's own unit, its expression node),
+    the node None when the replacement is not one expression."""
+    def find(u):
+        out = {}
+        pure = pure_macros(u)
+        for n in u.nodes_of_type("preproc_function_def"):
+            name, value = n.child_by_field_name("name"), n.child_by_field_name("value")
+            ps = n.child_by_field_name("parameters")
+            if name is None or value is None or ps is None or u.text(name) not in pure:
+                continue
+            params = [u.text(p) for p in ps.named_children if p.type == "identifier"]
+            mu = parse(f"void __kltrans_macro() {{ ({u.text(value).strip()}); }}")
+            body = [f for f in mu.nodes_of_type("expression_statement")]
+            expr = body[0].named_children[0] if len(body) == 1 and not mu.has_errors else None
+            out[u.text(name)] = (params, mu, expr)
+        return out
+    return unit.memo("model.function_macros", find)
 
 
 class Machine:
@@ -349,6 +377,8 @@ class Machine:
                 return self.invoke(target.node, target.env, args, env)
         if name in self.funcs and name != self.fn.name:
             return self.invoke(self.funcs[name].node, {}, args, env)
+        if name not in env and name in function_macros(self.unit):
+            return self.macro(name, args, env)
         vals = [self.expr(a, env) for a in args]
         if name.startswith("make_") and vector_lanes(name[5:]):
             return Agg(name[5:], vals)
@@ -357,6 +387,25 @@ class Machine:
         if any(isinstance(v, (Ptr, Agg, Fn)) for v in vals):
             raise Unsupported(f"a call of {name} with a pointer or aggregate argument")
         return Term("call", name, *vals)
+
+    def macro(self, name: str, args, env):
+        """A function-like macro's value: its replacement read as an expression with the
+        parameters bound to the arguments' values (what a pure macro's expansion computes),
+        run with the machine's tables switched to the replacement's small unit."""
+        params, mu, node = function_macros(self.unit)[name]
+        if node is None or len(params) != len(args):
+            raise Unsupported(f"the macro {name} with {len(args)} arguments")
+        local = dict(env)
+        for p, a in zip(params, args):
+            local[p] = Cell(self.expr(a, env))
+        saved = (self.unit, self._exprs, self._stmts, self._lvalues, self.ops)
+        self.unit = mu
+        self._exprs, self._stmts, self._lvalues = tables(mu)
+        self.ops = {op.node.id: op for op in operations(mu)}
+        try:
+            return self.expr(node, local)
+        finally:
+            self.unit, self._exprs, self._stmts, self._lvalues, self.ops = saved
 
     def group_query(self, op) -> int | None:
         """A cooperative group's index or size that one thread knows from its own indices

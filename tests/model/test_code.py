@@ -94,3 +94,28 @@ __global__ void k(float* y, int n) {
 """)
     with pytest.raises(Unsupported, match="the number"):
         _run("__global__ void k(float* y, int n) { y[0] = 0x1p3f; }")
+
+
+def test_a_function_like_macro_is_its_replacement_with_the_arguments_bound():
+    _, fx = _run("""
+#define IDX(r, c) ((size_t)(r) * n + (c))
+#define TWICE(v) ((v) + (v))
+__global__ void k(const float* x, float* y, int n) {
+    int i = threadIdx.x;
+    y[IDX(1, i)] = TWICE(x[IDX(0, i + 1)]);
+}
+""")
+    v = Term("load", "x", 6)
+    assert fx.stores == {("y", 45): binop("+", v, v)}
+
+
+def test_a_macro_that_assigns_is_still_a_call():
+    # ok-not: BUMP(i) changes i; the machine does not read it as an expression
+    _, fx = _run("""
+#define BUMP(v) ((v) += 1)
+__global__ void k(float* y, int n) {
+    int i = threadIdx.x;
+    y[0] = BUMP(i);
+}
+""")
+    assert fx.stores[("y", 0)] == Term("call", "BUMP", 5)

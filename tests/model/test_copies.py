@@ -92,10 +92,10 @@ def test_a_pointer_advanced_after_the_copy_is_indexed_back():
 
 
 @pytest.mark.parametrize("src, why", [
-    # two stores: a halo
-    ("__global__ void k(const float* x, float* y) { __shared__ float s[33];"
-     " int t = threadIdx.x; s[t + 1] = x[t]; if (t == 0) s[0] = 0.0f;"
-     " __syncthreads(); y[t] = s[t]; }", "2 stores"),
+    # two stores, one in a loop: several stores are read by thread index, each run once
+    ("__global__ void k(const float* x, float* y) { __shared__ float s[34];"
+     " int t = threadIdx.x; s[t + 2] = x[t]; for (int h = t; h < 2; h += 32) s[h] = 0.0f;"
+     " __syncthreads(); y[t] = s[t]; }", "in a loop"),
     # a read-modify-write is no copy
     ("__global__ void k(const float* x, float* y) { __shared__ float s[32];"
      " int t = threadIdx.x; s[t] = x[t]; s[t] += 1.0f; __syncthreads(); y[t] = s[t]; }",
@@ -122,3 +122,33 @@ def test_a_value_the_index_does_not_fix_is_refused():
     src = CHUNK.replace("xs[i] = x[base + i];", "xs[i] = x[base + i] * (threadIdx.x % 32);")
     assert "differs between threads" in _values(src, "xs")[0] or \
         "does not fix" in _values(src, "xs")[0]
+
+
+HALO = """
+#define AT(k) (k)
+__global__ void k(const float* in, float* out, int n) {
+    __shared__ float s[130];
+    int i = blockIdx.x * 128 + threadIdx.x;
+    s[threadIdx.x + 1] = i < n ? in[AT(i)] : 0.0f;
+    if (threadIdx.x == 0)
+        s[0] = i > 0 ? in[i - 1] : 0.0f;
+    __syncthreads();
+    out[i] = s[threadIdx.x] + s[threadIdx.x + 2];
+}
+"""
+
+
+def test_several_stores_are_read_by_the_thread_that_wrote_the_slot():
+    u, fn, c = _copy(HALO, "s")
+    assert len(c.stores) == 2
+    block = {"threadIdx.x": 128, "threadIdx.y": 1, "threadIdx.z": 1}
+    left, right = (read_value(u, fn, c, r, block)[0] for r in c.reads)
+    # the left neighbour's element, or thread 0's halo for the first thread; i written
+    # out as the writer computed it (an int), the unsigned thread index kept unwrapped
+    assert left == ("(threadIdx.x >= 1 ? (((int)(blockIdx.x * 128 + (threadIdx.x - 1))) < n "
+                    "? in[AT(((int)(blockIdx.x * 128 + (threadIdx.x - 1))))] : 0.0f) : "
+                    "(((int)(blockIdx.x * 128 + 0)) > 0 ? in[((int)(blockIdx.x * 128 + 0)) - 1]"
+                    " : 0.0f))")
+    # the right neighbour's element, or nobody's past the block (the halo store is
+    # never the source): the machine is left to refuse that
+    assert right.startswith("(threadIdx.x + 1 < 128") or right.startswith("(((int)")

@@ -11,7 +11,6 @@ namespace cg = cooperative_groups;
 // kltrans: launch matvec_pieces grid=ceil_div(n_rows, 4) block=128
 __global__ void matvec_pieces(const float* M, const float* v, float* out, int n_rows, int n_cols)
 {
-    cg::thread_block block = cg::this_thread_block();
     const int lane = threadIdx.x & 31;
     const int r = blockIdx.x * 4 + (threadIdx.x >> 5);
     float sum = 0.0f;
