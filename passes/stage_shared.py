@@ -14,10 +14,11 @@ memory once, cooperatively and coalesced, and read it from there::
     __syncthreads();                       // in a loop: before the next copy
 
 ``unstage-shared`` reads any staged array back to what it holds: the kernel model's
-:func:`kltrans.model.copies.shared_copy` finds the array's one store ``S[w] = E``, and
+:func:`kltrans.model.copies.shared_copy` finds the array's stores ``S[w] = E``, and
 :func:`kltrans.model.copies.read_value` writes each read ``S[r]`` as ``E`` at the index
-``r`` (solved for ``w``'s variables in any spelling: ``v + c``, a row-major pair ``v * M +
-u``), so 1-D and 2-D tiles, loops and single statements, macros and typedefs are one case.
+``r`` (one store: solved for ``w``'s variables in any spelling, ``v + c``, a row-major pair
+``v * M + u``; a tile and its halo: as the thread that wrote the element computed it), so
+1-D and 2-D tiles, halos, loops and single statements, macros and typedefs are one case.
 The copy and the array go; the block's barriers go with the kernel's last shared array.
 Both passes check on the block machine (:func:`kltrans.model.equivalence.same_model`)
 that a block stores the same: the model's facts say what a read means, the machine that
@@ -151,7 +152,9 @@ def _is_copy(site, ctx) -> Verdict:
     c = _copy(site)
     if isinstance(c, str):
         return Verdict.no(c)
-    return Verdict.yes(f"{c.array} holds `{site.unit.text(c.value)}` (one store)")
+    n = len(c.stores)
+    return Verdict.yes(f"{c.array} holds `{site.unit.text(c.value)}`" +
+                       (f" and {n - 1} more store(s)" if n > 1 else " (one store)"))
 
 
 def _reads(site, ctx) -> Verdict:
@@ -163,8 +166,8 @@ def _reads(site, ctx) -> Verdict:
 
 UNSTAGE_PRECONDITIONS = (
     Precondition("shared-copy", "storage",
-                 "a static __shared__ array with one plain store `S[w] = E` of a pure value "
-                 "(kernel model)", _is_copy),
+                 "a static __shared__ array written only by plain stores `S[w] = E` of pure "
+                 "values (kernel model)", _is_copy),
     Precondition("read-values", "layout",
                  "every read `S[r]` is `E` at the index r: the store's index solved for its "
                  "variables, E's other names the same in every thread (kernel model)", _reads,

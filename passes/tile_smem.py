@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from kltrans.analysis.affine import strip_parens, affine_of, thread_dependent
+from kltrans.analysis.affine import affine_of, conjuncts, strip_parens, thread_dependent
 from kltrans.analysis.pointers import pointer_params
 from kltrans.analysis.smem import shared_footprint, type_size
 from kltrans.analysis.verdict import Verdict
@@ -29,17 +29,6 @@ def _subs(node):
     idx = node.child_by_field_name("indices") or node.child_by_field_name("index")
     inner = [c for c in idx.named_children if c.type != "comment"] if idx is not None else []
     return inner[0] if len(inner) == 1 else None
-
-
-def _conjuncts(unit, cond) -> list:
-    cond = strip_parens(cond)
-    if cond.type == "condition_clause":
-        inner = [c for c in cond.named_children if c.type != "comment"]
-        cond = strip_parens(inner[0]) if len(inner) == 1 else cond
-    if cond.type == "binary_expression" and unit.text(cond.child_by_field_name("operator")) == "&&":
-        return _conjuncts(unit, cond.child_by_field_name("left")) + \
-            _conjuncts(unit, cond.child_by_field_name("right"))
-    return [cond]
 
 
 def _thread_axes(unit, node) -> set:
@@ -193,7 +182,7 @@ def _guard(site) -> "Naive | str":
         return "the bounds guard has an else branch"
     if g.parent is None or g.parent.id != fn.body.id:
         return "the bounds guard is not a top-level statement of the kernel"
-    conj = _conjuncts(unit, g.child_by_field_name("condition"))
+    conj = conjuncts(unit, g.child_by_field_name("condition"))
     rows = [c for c in conj if _thread_axes(unit, c) == {"y"}]
     cols = [c for c in conj if _thread_axes(unit, c) == {"x"}]
     if len(conj) != 2 or len(rows) != 1 or len(cols) != 1 or \
@@ -639,7 +628,7 @@ def _tiled_uncached(site) -> "Tiled | str":
                 "exactly once")
     # load guards: `row && k0 + tx < K` and `k0 + ty < K && col`
     kb = norm(site.text("KB"))
-    c_a, c_b = _conjuncts(unit, ca), _conjuncts(unit, cb)
+    c_a, c_b = conjuncts(unit, ca), conjuncts(unit, cb)
     if len(c_a) != 2 or len(c_b) != 2 or norm(unit.text(c_a[1])) != f"{k0} + threadIdx.x < {kb}" \
             or norm(unit.text(c_b[0])) != f"{k0} + threadIdx.y < {kb}":
         return f"the load guards do not bound {k0} + threadIdx.x/y by {kb}"
@@ -709,7 +698,7 @@ def _guard_match(site, ctx) -> Verdict:
     if isinstance(got, str):
         return Verdict.unknown(got)
     unit = site.unit
-    conj = [norm(unit.text(c)) for c in _conjuncts(unit, got.guard.child_by_field_name("condition"))]
+    conj = [norm(unit.text(c)) for c in conjuncts(unit, got.guard.child_by_field_name("condition"))]
     want = [norm(unit.text(got.row)), norm(unit.text(got.col))]
     if sorted(conj) != sorted(want):
         return Verdict.no(f"the store guard `{' && '.join(conj)}` is not the loads' bounds "

@@ -729,6 +729,19 @@ def strip_parens(node: "Node") -> "Node":
 _strip_parens = strip_parens  # the name the engine's own modules use
 
 
+def conjuncts(unit: "Unit", cond: "Node") -> list["Node"]:
+    """The operands of a condition's top-level ``&&`` chain, parentheses stripped (an
+    ``if``'s ``condition_clause`` is looked into): ``(a && (b && c))`` gives ``[a, b, c]``."""
+    cond = strip_parens(cond)
+    if cond.type == "condition_clause":
+        inner = [c for c in cond.named_children if c.type != "comment"]
+        cond = strip_parens(inner[0]) if len(inner) == 1 else cond
+    if cond.type == "binary_expression" and unit.text(cond.child_by_field_name("operator")) == "&&":
+        return conjuncts(unit, cond.child_by_field_name("left")) + \
+            conjuncts(unit, cond.child_by_field_name("right"))
+    return [cond]
+
+
 # ================================================================== definitions
 @dataclass(frozen=True)
 class _Def:

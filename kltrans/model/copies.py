@@ -43,8 +43,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from kltrans.analysis.affine import (Affine, affine_of, resolve_name, strip_parens,
-                                     thread_dependent)
+from kltrans.analysis.affine import (Affine, affine_of, conjuncts, resolve_name,
+                                     strip_parens, thread_dependent)
 from kltrans.match.predicates import pure
 from kltrans.model.accesses import accesses
 
@@ -433,17 +433,6 @@ def _wrap_ok(t: str) -> bool:
     return t.replace("_", "").replace(".", "").isalnum()
 
 
-def _conjuncts(unit: "Unit", node: "Node") -> list:
-    node = strip_parens(node)
-    if node.type == "condition_clause":
-        inner = [c for c in node.named_children if c.type != "comment"]
-        node = strip_parens(inner[0]) if len(inner) == 1 else node
-    if node.type == "binary_expression" and unit.text(node.child_by_field_name("operator")) == "&&":
-        return _conjuncts(unit, node.child_by_field_name("left")) + \
-            _conjuncts(unit, node.child_by_field_name("right"))
-    return [node]
-
-
 def _render_threads(unit: "Unit", fn: "Function", node: "Node", sub: dict, moved: set,
                     depth: int = 0) -> "str | None":
     """``node``'s text as the writer computes it: ``threadIdx.t`` written ``sub[t]``, and
@@ -511,7 +500,7 @@ def _by_threads(unit: "Unit", fn: "Function", copy: SharedCopy, read: "Node",
             conds.append(("in", sub[tt[0]], tt[0]))
         kept = []
         for g in st.guards:
-            for c in _conjuncts(unit, g):
+            for c in conjuncts(unit, g):
                 if c.type == "binary_expression" and \
                         unit.text(c.child_by_field_name("operator")) == "==":
                     d = affine_of(unit, c.child_by_field_name("left"), fn)
