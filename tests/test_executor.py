@@ -201,6 +201,40 @@ def test_local_worker_killed_mid_task_is_run_again():
     assert r["index"] == 7 and r["pid"] != victim
 
 
+
+def test_a_worker_ends_with_the_process_that_started_it():
+    """A caller killed by a signal (a terminal's kill, a CI timeout) cannot close its
+    workers; each ends itself, and what it started, within seconds."""
+    caller = subprocess.Popen([sys.executable, "-c", """
+import sys, threading, time
+from kltrans.gate.executor import LocalExecutor
+from kltrans.gate.tasks import placement_task
+ex = LocalExecutor([None])
+threading.Thread(target=lambda: ex.map(placement_task, [{"index": 1, "sleep_s": 120.0}]),
+                 daemon=True).start()
+while not ex.worker_pids():
+    time.sleep(0.05)
+print(ex.worker_pids()[0], flush=True)
+time.sleep(300)
+"""], stdout=subprocess.PIPE, text=True)
+    worker = int(caller.stdout.readline())
+    os.kill(caller.pid, signal.SIGKILL)
+    caller.wait()
+    deadline = time.time() + 15
+    while time.time() < deadline:
+        try:
+            os.kill(worker, 0)
+        except ProcessLookupError:
+            break
+        with open(f"/proc/{worker}/stat") as f:  # a zombie no one reaps is gone too
+            if f.read().split(")")[-1].split()[0] == "Z":
+                break
+        time.sleep(0.2)
+    else:
+        os.kill(worker, signal.SIGKILL)
+        pytest.fail("the worker outlived its caller by 15 s")
+
+
 # ----------------------------------------------------------------------------- Dask
 def test_dask_results_in_order_and_gpu_workers_pinned(monkeypatch):
     """local:2 on the cuda backend: one worker per GPU, each pinned by its nanny and

@@ -214,7 +214,8 @@ class _Slot:
             # the worker and the gate processes it started together (kill)
             self.proc = subprocess.Popen([sys.executable, "-m", "kltrans.gate.executor"],
                                          stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                         env={**os.environ, **self.env},
+                                         env={**os.environ, **self.env,
+                                              "KLTRANS_EXECUTOR_CALLER": str(os.getpid())},
                                          start_new_session=True)
         data = pickle.dumps((fn, item))
         try:
@@ -251,6 +252,18 @@ class _Slot:
             self.proc = None
 
 
+def _end_with_caller(caller: int, every: float = 1.0) -> None:
+    """End this worker and every process of its session once the process that started it
+    (``caller``, named by the caller itself: it may be gone before this one starts) is
+    gone. Its session of its own keeps a Ctrl-C from reaching it, so a caller killed by a
+    signal would otherwise leave it running its task, minutes of a core, unread."""
+    import time
+
+    while os.getppid() == caller:
+        time.sleep(every)
+    os.killpg(0, signal.SIGKILL)
+
+
 def _slot_main() -> int:
     """The worker process of a local slot: run (fn, item) frames until stdin closes."""
     import pickle
@@ -260,6 +273,8 @@ def _slot_main() -> int:
     inp = sys.stdin.buffer
     out = os.fdopen(os.dup(1), "wb")
     os.dup2(2, 1)  # what a task prints goes to stderr, not into the result stream
+    caller = int(os.environ.get("KLTRANS_EXECUTOR_CALLER") or os.getppid())
+    threading.Thread(target=_end_with_caller, args=(caller,), daemon=True).start()
     while True:
         n = inp.read(8)
         if len(n) < 8:
