@@ -79,6 +79,10 @@ def _machine(site, new) -> Verdict:
     sizes = [v for k, v in draws(site.function, threads, 0, 1)[0].items() if "." not in k]
     if sizes and threads * max(sizes) > _WORK:
         fixed = {k: SMALL for k in draws(site.function, threads, 0, 1)[0] if "." not in k}
+    if dims is not None and dims[1:] != (1, 1):
+        # the grid machine runs every block: sizes of a tile and a partial one per side
+        fixed = {k: max(dims) + 3 for k in draws(site.function, threads, 0, 1)[0]
+                 if "." not in k}
     ok, why = same_model(site.unit, new, site.function.name, fixed=fixed,
                          same_kinds=dims is None or dims[1:] != (1, 1))
     return Verdict.yes(f"a block stores the same (block machine): {why}") if ok else \

@@ -189,8 +189,9 @@ def test_memory_goes_on_to_the_next_lineage_when_one_is_spent():
 
 def test_a_rejected_candidate_is_recorded_with_its_stage():
     """Blind forced picks break gelu (a correct-stage rejection) and include moves that
-    leave fewer blocks than the device holds at the bench size (grid-stride{max-blocks=132
-    or 264}: one or two blocks of 256 threads per SM of the H200's 132; coarsen{factor=4}).
+    leave fewer blocks than the device holds at the bench size (grid-stride{max-blocks=132,
+    264 or 528}: one, two or four blocks of 256 threads per SM of the H200's 132, which
+    hold eight; coarsen{factor=4}).
     Without a GPU the performance model refuses them, and the log says the decision was
     modelled; what it keeps, it says why. Which seed draws both kinds of move depends on
     the catalogue, so the first of 16 seeds that does is used (15 is tried first: with
@@ -210,7 +211,8 @@ def test_a_rejected_candidate_is_recorded_with_its_stage():
     for c in model:
         if c["spec"].startswith("grid-stride{"):
             cap = int(re.search(r"max-blocks=(\d+),", c["spec"]).group(1))
-            assert cap in (132, 264)  # one or two blocks of 256 threads per SM
+            # fewer blocks of 256 threads than the H200's 132 SMs hold (8 each)
+            assert cap * 256 < 132 * 2048, cap
     for c in gated:
         if c["verdict"] == "accepted":
             assert c["model"]["ok"] and "keeps the device as full" in c["model"]["reason"]

@@ -1,5 +1,5 @@
 // RUN: kltrans opt -p unstage-shared
-// GATE: corpus/wild/stencil2d-halo
+// GATE: tests/data/workloads/stencil5
 // ROUNDTRIP: none: stage-shared stages a stretch a loop reads, not a tile with a halo
 // A heat step on 16 x 16 tiles with a one-cell ring: the block's cells and, from the
 // threads on each edge, the cells across it (zero outside the grid). Each read becomes
