@@ -922,8 +922,16 @@ static inline double __ull2double_rn(unsigned long long x) { return (double)x; }
 static inline float __double2float_rn(double x) { return (float)x; }
 
 // ------------------------------------------------------------------ integer intrinsics
-static inline int __popc(unsigned x) { return __builtin_popcount(x); }
-static inline int __popcll(unsigned long long x) { return __builtin_popcountll(x); }
+// bit counts by arithmetic: __builtin_popcount is a call into libgcc (__popcountdi2) where
+// the target has no popcnt instruction, and a kernel's module may call nothing outside it
+static inline int __popc(unsigned x) {
+    x = x - ((x >> 1) & 0x55555555u);
+    x = (x & 0x33333333u) + ((x >> 2) & 0x33333333u);
+    return (int)((((x + (x >> 4)) & 0x0F0F0F0Fu) * 0x01010101u) >> 24);
+}
+static inline int __popcll(unsigned long long x) {
+    return __popc((unsigned)x) + __popc((unsigned)(x >> 32));
+}
 static inline int __clz(int x) { return x == 0 ? 32 : __builtin_clz((unsigned)x); }
 static inline int __clzll(long long x) { return x == 0 ? 64 : __builtin_clzll((unsigned long long)x); }
 static inline int __ffs(int x) { return __builtin_ffs(x); }
@@ -1622,10 +1630,10 @@ static inline thread_group tiled_partition(const thread_block& b, unsigned n) {
 class coalesced_group {
   public:
     unsigned mask_;
-    unsigned size() const { return (unsigned)__builtin_popcount(mask_); }
+    unsigned size() const { return (unsigned)__popc(mask_); }
     unsigned num_threads() const { return size(); }
     unsigned thread_rank() const {
-        return (unsigned)__builtin_popcount(mask_ & ((1u << ::kl::detail::cur()->lane) - 1u));
+        return (unsigned)__popc(mask_ & ((1u << ::kl::detail::cur()->lane) - 1u));
     }
     void sync(KL_SRC) const { __syncwarp(mask_, KL_FWD); }
     unsigned lane_of(int rank) const {
