@@ -74,15 +74,14 @@ def _machine(site, new) -> Verdict:
     # a 1-D block: the block machine at drawn sizes alone (the grid's small sizes may not
     # reach a second staged stretch); a 2-D one is for the grid machine
     dims, _ = block_dims(site.unit, site.function)
-    fixed = {}
     threads = dims[0] * dims[1] * dims[2] if dims else 256
-    sizes = [v for k, v in draws(site.function, threads, 0, 1)[0].items() if "." not in k]
-    if sizes and threads * max(sizes) > _WORK:
-        fixed = {k: SMALL for k in draws(site.function, threads, 0, 1)[0] if "." not in k}
+    sizes = {k: v for k, v in draws(site.function, threads, 0, 1)[0].items() if "." not in k}
+    fixed = {}
     if dims is not None and dims[1:] != (1, 1):
         # the grid machine runs every block: sizes of a tile and a partial one per side
-        fixed = {k: max(dims) + 3 for k in draws(site.function, threads, 0, 1)[0]
-                 if "." not in k}
+        fixed = dict.fromkeys(sizes, max(dims) + 3)
+    elif sizes and threads * max(sizes.values()) > _WORK:
+        fixed = dict.fromkeys(sizes, SMALL)
     ok, why = same_model(site.unit, new, site.function.name, fixed=fixed,
                          same_kinds=dims is None or dims[1:] != (1, 1))
     return Verdict.yes(f"a block stores the same (block machine): {why}") if ok else \
@@ -97,6 +96,12 @@ def _copy(site, decl=None):
 
 
 def _values(site, decl=None) -> "list | str":
+    decl = decl or site.node
+    return site.unit.memo(f"unstage-shared.values.{decl.start_byte}",
+                          lambda u: _read_values(site, decl))
+
+
+def _read_values(site, decl) -> "list | str":
     c = _copy(site, decl)
     if isinstance(c, str):
         return c

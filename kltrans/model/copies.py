@@ -160,8 +160,6 @@ def shared_copy(unit: "Unit", fn: "Function", decl: "Node") -> "SharedCopy | str
         got = _store(unit, fn, name, wr.node, stored)
         if isinstance(got, str):
             return got
-        if len(writes) > 1 and not isinstance(got, Store):
-            return got
         stores.append(got)
     if len(stores) > 1:
         for st in stores:
