@@ -11,7 +11,7 @@
 #
 # The GPU image has python3 3.12 with cuda-bindings, cuda-core, nvidia-cuda-nvrtc, numpy,
 # pyyaml, jinja2, rich and pytest; kltrans adds tree-sitter, tree-sitter-cuda, libcst,
-# pyseccomp (the CPU backend's sandbox), jsonschema and dask/distributed (setup installs
+# greenlet (the kernel model's block machine), pyseccomp (the CPU backend's sandbox), jsonschema and dask/distributed (setup installs
 # them without touching what is there).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -19,7 +19,7 @@ case "${1:-}" in
   fetch)
     grep -qx '/.whl/' .git/info/exclude 2>/dev/null || echo '/.whl/' >> .git/info/exclude
     mkdir -p .whl
-    for spec in tree-sitter==0.26.1 tree-sitter-cuda==0.21.2 libcst==1.9.0 pyseccomp==0.1.2; do
+    for spec in tree-sitter==0.26.1 tree-sitter-cuda==0.21.2 libcst==1.9.0 pyseccomp==0.1.2 greenlet==3.5.6; do
       python3 -m pip download -q --no-deps --only-binary=:all: --python-version 3.12 \
         --implementation cp --platform manylinux_2_28_x86_64 --platform manylinux_2_27_x86_64 \
         --platform manylinux_2_17_x86_64 --platform manylinux2014_x86_64 -d .whl "$spec"

@@ -26,9 +26,10 @@ Layering: :mod:`kltrans.model.effects`, :mod:`kltrans.model.ops`, :mod:`kltrans.
 
 from __future__ import annotations
 
-import threading
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
+
+import greenlet
 
 from kltrans.model.code import declaration
 from kltrans.model.effects import Machine
@@ -60,10 +61,6 @@ class BlockEffects(Effects):
     they ran: ``(array, element, operator, value, call node id)``."""
 
     atomics: list = field(default_factory=list)
-
-
-class _Abort(Exception):
-    pass
 
 
 class _Thread(Machine):
@@ -191,12 +188,10 @@ class Block:
         self.fx = fx if fx is not None else BlockEffects()
         self.types: dict = {}
         self.threads = [_Thread(self.proto, self, t) for t in range(size)]
-        self._go: list = []  # the threads' turns, made by run (run_each needs none)
-        self._back = threading.Semaphore(0)
+        self._scheduler = None  # the greenlet that runs the threads, during run
+        self._threads: list = []
         self._parked: dict = {}
         self._result: dict = {}
-        self._abort = False
-        self._running = False
 
     # ------------------------------------------------------------------ running
     def envs(self, prefix) -> list[dict]:
@@ -254,12 +249,11 @@ class Block:
         def main(t):
             th = self.threads[t]
             try:
-                self._wait_turn(t)
                 for s in stmts:
                     th.stmt(s, envs[t])
             except Return:  # the thread leaves the kernel: done, barriers go on without it
                 pass
-            except _Abort:
+            except greenlet.GreenletExit:  # the run ended before this thread did
                 return
             except Unsupported as e:
                 errors[t] = str(e)
@@ -268,48 +262,41 @@ class Block:
             except BaseException:  # pragma: no cover - a Return out of the region
                 errors[t] = "a return from the region"
             self._parked[t] = ("done", None, None)
-            self._back.release()
 
-        self._go = [threading.Semaphore(0) for _ in range(self.size)]
-        self._back = threading.Semaphore(0)
-        workers = [threading.Thread(target=main, args=(t,), daemon=True)
-                   for t in range(self.size)]
-        for w in workers:
-            w.start()
-        self._running = True
+        self._scheduler = greenlet.getcurrent()
+        self._threads = [greenlet.greenlet(main, parent=self._scheduler)
+                         for _ in range(self.size)]
         try:
             runnable = list(range(self.size))
+            first = True
             while True:
                 for t in runnable:
                     self._parked.pop(t, None)
-                    self._go[t].release()
-                    self._back.acquire()
+                    if first:
+                        self._threads[t].switch(t)
+                    else:
+                        self._threads[t].switch()
                     if errors:
                         raise Unsupported(f"thread {min(errors)}: {errors[min(errors)]}")
+                first = False
                 live = [t for t in range(self.size) if self._parked[t][0] != "done"]
                 if not live:
                     return self.fx
                 runnable = self._resolve(live)
         finally:
-            self._abort = True
-            for t, w in enumerate(workers):
-                if self._parked.get(t, ("",))[0] != "done":
-                    self._go[t].release()
-                    w.join()
-
-    def _wait_turn(self, t):
-        self._go[t].acquire()
-        if self._abort:
-            raise _Abort()
+            for g in self._threads:
+                if g:  # started and not finished: unwind it (GreenletExit)
+                    g.throw()
+            self._scheduler = None
 
     def park(self, t: int, what: tuple):
         """Called by thread ``t`` at a synchronization point; returns its result there.
-        Only one thread runs at a time: the scheduler hands the turn over by semaphores."""
-        if not self._running:
+        Only one thread runs at a time: each is a greenlet, and parking switches back to
+        the scheduler, which switches into the next."""
+        if self._scheduler is None:
             raise Unsupported("a synchronization outside a block run")
         self._parked[t] = what
-        self._back.release()
-        self._wait_turn(t)
+        self._scheduler.switch()
         return self._result.pop(t, None)
 
     def _resolve(self, live: list[int]) -> list[int]:
