@@ -9,6 +9,8 @@ CATALOGUE = {
     "scalarize-vectors": "passes.vector_views:ScalarizeVectors",
     "share-row": "passes.share_row:ShareRow",
     "grow-block": "passes.block_size:GrowBlock",
+    "flatten-block": "passes.block_shape:FlattenBlock",
+    "unflatten-block": "passes.block_shape:UnflattenBlock",
     "shrink-block": "passes.block_size:ShrinkBlock",
     "tree-order": "passes.tree_order:TreeOrder",
     "interleave-tree": "passes.tree_order:InterleaveTree",

@@ -43,6 +43,7 @@ from typing import TYPE_CHECKING, Mapping
 
 from kltrans.analysis import Affine, affine_explain, assigned_in
 from kltrans.analysis.affine import strip_parens
+from kltrans.model.launch import template_values
 from kltrans.model.ops import operations
 from kltrans.syntax.contract import ContractError, contracts, evaluate, file_constants
 from kltrans.syntax.cuda import enclosing_function
@@ -158,6 +159,11 @@ class _Ctx:
         except (ContractError, RecursionError, ValueError):
             return
         self.block = tuple(" ".join(e.split()) for e in c.block) if c is not None else None
+        if c is not None and c.template_args:  # k<float, 32>: BLOCKSIZE is 32 here
+            bound = template_values(self.fn, f"{self.fn.name}<{', '.join(c.template_args)}>")
+            self.consts = dict(self.consts, **bound)
+            for name, value in bound.items():
+                self.env.setdefault(name, Affine.const(value))
 
 
 def _text(unit: "Unit", node: "Node") -> str:

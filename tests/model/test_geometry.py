@@ -112,6 +112,18 @@ def test_a_launcher_in_the_file_is_a_contract():
     assert _role(u, "i") == Role("global", "x")
 
 
+def test_value_template_parameters_are_the_instantiation_the_contract_launches():
+    src = ("template <int TS>\n__global__ void k(float* y, int n) {\n"
+           "  int r = threadIdx.x / TS;\n  int i = blockIdx.x * (TS * TS) + threadIdx.x;\n"
+           "  y[i] = r;\n}\n")
+    u = parse("// kltrans: launch k<16> grid=ceil_div(n, 256) block=256\n" + src, "k.cu")
+    assert _role(u, "r") == Role("thread", "x", None, ("div", 16))
+    assert _role(u, "i") == Role("global", "x")  # TS * TS is the block the contract sets
+    # ok: no instantiation named, the split is by the parameter's name
+    u = parse("// kltrans: launch k grid=ceil_div(n, 256) block=256\n" + src, "k.cu")
+    assert _role(u, "r") == Role("thread", "x", None, ("div", "TS"))
+
+
 def test_lanes_of_a_two_dimensional_block_are_refuted_by_the_contract():
     body = "int l = threadIdx.x % 32;"
     assert _role(_unit(body), "l") == Role("lane", "x", 32, ("mod", 32))
