@@ -37,6 +37,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from kltrans.diff.tree import lower, signature
+from kltrans.model.values import time_budget
 
 if TYPE_CHECKING:  # pragma: no cover
     from kltrans.diff.core import Diff
@@ -384,7 +385,7 @@ def _replay(a: "Unit", steps: list[Step], passes: list, ctx, run_pass) -> "Unit 
     return unit
 
 
-def explain(a_src, b_src, depth: int = 2, assume: tuple = (), arch: str | None = None,
+def _explain(a_src, b_src, depth: int = 2, assume: tuple = (), arch: str | None = None,
             kernel: str | None = None, passes: list[str] | None = None,
             a_path: str = "A.cu", b_path: str = "B.cu", time_limit: float | None = None,
             variants: bool = True, canonical: bool = False, code: bool = True,
@@ -533,6 +534,22 @@ def explain(a_src, b_src, depth: int = 2, assume: tuple = (), arch: str | None =
                        steps=steps, residual=residual, depth=depth,
                        seconds=time.perf_counter() - t0, tried=search.tried, **common)
 
+
+
+def explain(a_src, b_src, depth: int = 2, assume: tuple = (), arch: str | None = None,
+            kernel: str | None = None, passes: list[str] | None = None,
+            a_path: str = "A.cu", b_path: str = "B.cu", time_limit: float | None = None,
+            variants: bool = True, canonical: bool = False, code: bool = True,
+            model: bool = True) -> Explanation:
+    # the time limit holds inside the model's runs too (a precondition or an equality
+    # check on the block machine stops at the deadline, Unsupported: not checked)
+    deadline = time.perf_counter() + time_limit if time_limit else None
+    with time_budget(deadline):
+        return _explain(a_src, b_src, depth, assume, arch, kernel, passes, a_path, b_path,
+                        time_limit, variants, canonical, code, model)
+
+
+explain.__doc__ = _explain.__doc__
 
 def _build(meets, a, b, ctx, run_pass) -> list[tuple[list[Step], list[Step], str]]:
     """Verified pipelines from the meeting points, best first."""

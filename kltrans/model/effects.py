@@ -57,7 +57,7 @@ from kltrans.model.launch import template_bindings
 from kltrans.model.ops import operations
 from kltrans.model.values import (QUALIFIERS, Agg, Cell, Effects, FieldRef, Fn, Layout, MemRef, Ptr,
                                   Ref, Return, SlotRef, Term, Unsupported, copy_value,
-                                  num, vector_lanes)
+                                  check_budget, num, vector_lanes)
 from kltrans.syntax import parse
 from kltrans.syntax.contract import file_constants
 from kltrans.syntax.cuda import find_functions
@@ -157,6 +157,7 @@ class Machine:
     # -------------------------------------------------------------------- statements
     def tick(self):
         self.steps += 1
+        check_budget()
         if self.steps > MAX_STEPS:
             raise Unsupported(f"more than {MAX_STEPS} statements run")
 

@@ -13,10 +13,12 @@ Layering: nothing of kltrans; the standard library only.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import math
 import operator
 import re
+import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -31,6 +33,35 @@ QUALIFIERS = re.compile(r"\b(const|volatile|__restrict__|__restrict|static|regis
 
 class Unsupported(Exception):
     """The machine cannot run this code; the message says what it met."""
+
+
+# a wall-clock deadline (time.perf_counter()) for every run of the model, set by a caller
+# with a time budget (diff --explain): a machine run past it stops with Unsupported
+_DEADLINE: list = [None]
+_TICKS = [0]
+
+
+@contextlib.contextmanager
+def time_budget(deadline: float | None):
+    """Within the block, model runs end with :class:`Unsupported` once
+    ``time.perf_counter()`` passes ``deadline`` (None: no limit; an enclosing budget that
+    ends sooner stays)."""
+    old = _DEADLINE[0]
+    if deadline is not None and (old is None or deadline < old):
+        _DEADLINE[0] = deadline
+    try:
+        yield
+    finally:
+        _DEADLINE[0] = old
+
+
+def check_budget() -> None:
+    """Called by the machines for every statement they run: every 4096th call looks at
+    the clock."""
+    _TICKS[0] += 1
+    if _TICKS[0] & 4095 == 0 and _DEADLINE[0] is not None and \
+            time.perf_counter() > _DEADLINE[0]:
+        raise Unsupported("the time budget ran out during a model run")
 
 
 class Term:

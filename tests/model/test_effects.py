@@ -229,3 +229,20 @@ def test_a_thread_answers_its_cooperative_groups_queries_from_its_own_indices():
     # block 1 of 256 threads, thread 37: g = 256 + 37, lane 5 of warp 1
     assert list(fx.stores) == [("y", 293)]
     assert "x" in str(fx.stores[("y", 293)]) and "105" in str(fx.stores[("y", 293)])
+
+
+def test_a_run_past_its_time_budget_stops_as_unsupported():
+    """A caller with a time limit (diff --explain) bounds the model's runs too: past the
+    deadline a run raises Unsupported (the check it served is left unknown)."""
+    import time
+
+    from kltrans.model.values import time_budget
+
+    src = ("__global__ void k(float* y, int n) {\n  float s = 0.0f;\n"
+           "  for (int i = 0; i < n; ++i) s += y[i];\n  y[0] = s;\n}\n")
+    assert _effects(src).stores  # ok: no budget, the 1003 iterations run
+    with time_budget(time.perf_counter() - 1.0):
+        with pytest.raises(Unsupported, match="time budget"):
+            _effects(src)
+    with time_budget(time.perf_counter() + 600.0):  # ok: a budget not yet spent
+        assert _effects(src).stores
