@@ -73,8 +73,9 @@ def _builtin(unit, fn, spelling: str) -> list:
 
 
 def index_uses(site):
-    """The reads of the 1-D thread index: ``([(split node, "div" | "mod", D)], [alias
-    declarations], None)`` or ``(None, None, why)``."""
+    """The reads of the 1-D thread index, each split: ``([(split node, "div" | "mod",
+    D)], None)`` or ``(None, why)``. A local holding the index whole (``int t =
+    threadIdx.x;``) is read through; the rewrite leaves it dead."""
     unit, fn = site.unit, site.function
     geo = geometry(unit, fn)
     aliases = {n for n, r in geo.roles.items() if r.kind == "thread" and r.split is None
@@ -101,17 +102,15 @@ def index_uses(site):
             else None
         if role is None or role.split is None or \
                 strip_parens(outer.child_by_field_name("left")).start_byte > n.start_byte:
-            return None, None, (f"`{unit.text(outer if outer is not None else n)[:60]}` reads "
+            return None, (f"`{unit.text(outer if outer is not None else n)[:60]}` reads "
                                 f"the thread index other than split into row and column")
         splits.append((outer, role.split[0], role.split[1]))
     divisors = {d for _, _, d in splits}
     if not splits:
-        return None, None, "the kernel does not split its thread index"
+        return None, "the kernel does not split its thread index"
     if len(divisors) != 1 or not isinstance(next(iter(divisors)), int):
-        return None, None, f"the thread index is split by {sorted(map(str, divisors))}, not one constant"
-    decls = [d for d in unit.nodes_of_type("declaration", within=fn.body)
-             if any(unit.text(x) in aliases for x in unit.walk(d) if x.type == "identifier")]
-    return splits, decls, None
+        return None, f"the thread index is split by {sorted(map(str, divisors))}, not one constant"
+    return splits, None
 
 
 def _warps_change(site, fast: str) -> Verdict:
@@ -184,9 +183,10 @@ def _unflatten(site, fast, texts, values):
     unit, fn = site.unit, site.function
     if len(values) != 1:
         return None, None, f"the block {texts} is not 1-D"
-    if _builtin(unit, fn, "blockDim.x"):
-        return None, None, "the kernel reads blockDim.x, which a 2-D block changes"
-    splits, _, why = index_uses(site)
+    for spelling in ("blockDim.x", "threadIdx.y", "blockDim.y"):
+        if _builtin(unit, fn, spelling):
+            return None, None, f"the kernel reads {spelling}, which a 2-D block changes"
+    splits, why = index_uses(site)
     if splits is None:
         return None, None, why
     D, B = splits[0][2], values[0]
