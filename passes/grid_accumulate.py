@@ -34,6 +34,7 @@ from kltrans.model.effects import draws
 from kltrans.model.geometry import role_of
 from kltrans.model.grid import GridFold, grid_fold, same_grid_results
 from kltrans.model.launch import block_dim, grid_dim
+from kltrans.model.staging import staged_load
 from kltrans.passes import IntRange, Pass, Precondition, option
 from kltrans.passes.manager import SkipSite
 from kltrans.passes.reductions import fold_order
@@ -46,7 +47,7 @@ from kltrans.syntax.edits import apply_edits
 STRIDE = "blockDim.x * gridDim.x"
 _ACCUMULATE = """\
 {{ ty }} {{ v }} = {{ identity }};
-for (int {{ k }} = {{ i }}; {{ k }} < {{ n }}; {{ k }} += {{ stride }}) {
+for ({{ ity }} {{ k }} = {{ i }}; {{ k }} < {{ n }}; {{ k }} += {{ stride }}) {
 {{ step }}{{ fold }};
 }"""
 _FOLDS = {"+": "{v} += {e}", "max": "{v} = max({v}, {e})", "min": "{v} = min({v}, {e})"}
@@ -63,6 +64,10 @@ class _Load:
     bound: str
     element: "object"   # the node of E(i)
     identity: str
+    index_type: str = "int"
+    group: tuple = ()   # first add during load: (offset text, E(i + offset) node) per later load
+    block: str = "blockDim.x"  # the loads' stride in a group
+    end: int = -1       # where the rewritten statements end (the group's last `if`)
 
 
 def guarded_value(site) -> tuple[_Load | None, str]:
@@ -82,13 +87,57 @@ def guarded_value(site) -> tuple[_Load | None, str]:
     i, n = (strip_parens(cond.child_by_field_name(k)) for k in ("left", "right"))
     role = role_of(unit, i)
     if i.type != "identifier" or role is None or role.kind != "global" or role.split:
-        return None, (f"{unit.text(i)} is not the thread's global index (kernel model)")
+        grouped, why = _load_group(site, unit.text(name))
+        if grouped is not None:
+            return grouped, ""
+        return None, (f"{unit.text(i)} is not the thread's global index (kernel model), nor "
+                      f"the first of a group of loads added during the load: {why}")
     elem, other = init.child_by_field_name("consequence"), init.child_by_field_name("alternative")
     if not pure(unit, elem) or not (pure(unit, other) or _constant(unit, other)) or \
             unit.text(i) not in {unit.text(x) for x in unit.walk(elem) if x.type == "identifier"}:
         return None, "the element is not a pure expression of the index"
     return _Load(unit.text(node.child_by_field_name("type")), unit.text(name), unit.text(i),
                  unit.text(n), elem, unit.text(other)), ""
+
+
+def _load_group(site, local: str) -> tuple[_Load | None, str]:
+    """``T v = i < n ? E(i) : pad;`` followed by ``if (i + k B < n) v += E(i + k B);`` for
+    k = 1 .. F-1 and the store of ``v`` in the thread's slot before a block's tree, ``i =
+    blockIdx.x * (F B) + threadIdx.x`` (:func:`kltrans.model.staging.staged_load`: the first
+    add during the load)."""
+    unit, node = site.unit, site.node
+    after = node.next_named_sibling
+    while after is not None and not (after.type == "expression_statement" and
+                                     local in unit.text(after) and "=" in unit.text(after)
+                                     and after.type != "if_statement"):
+        after = after.next_named_sibling if after.type in ("if_statement", "comment") else None
+    if after is None:
+        return None, f"no store of {local} follows"
+    st, why = staged_load(unit, after)
+    if st is None:
+        return None, why
+    if st.form != "local" or st.local_decl is None or st.local_decl.id != node.id or \
+            st.factor < 2:
+        return None, "the loads are not a local's group"
+    idecl = st.index_decl
+    first, rest = st.terms[0], st.terms[1:]
+    group = tuple((unit.text(t.index)[len(st.index):].strip(" +") if
+                   unit.text(t.index).startswith(st.index) else None,
+                   _guarded_element(t)) for t in rest)
+    if any(off is None or el is None for off, el in group):
+        return None, "a later load's index is not written `i + offset`"
+    return _Load(unit.text(node.child_by_field_name("type")), local, st.index, st.bound,
+                 _guarded_element(first), st.pad,
+                 unit.text(idecl.child_by_field_name("type")) if idecl is not None else "int",
+                 group, st.block or "blockDim.x", rest[-1].node.end_byte), ""
+
+
+def _guarded_element(term):
+    """The load ``in[e]`` of a guarded term (a conditional or an ``if`` statement)."""
+    n = term.index
+    while n is not None and n.type != "subscript_expression":
+        n = n.parent
+    return n
 
 
 def _constant(unit, node) -> bool:
@@ -134,10 +183,17 @@ def rewritten_text(site, cap: str) -> tuple[str, str]:
     taken = {unit.text(x) for x in unit.nodes_of_type("identifier", within=site.function.node)}
     k = next(c for c in ("k", "idx_k", "elem", "e_k") if c not in taken)
     elem = _substitute(unit, ld.element, ld.index, k)
+    step = indent_step(unit, site.node)
+    fold = _FOLDS[gf.op].format(v=ld.value, e=elem)
+    stride, ity = STRIDE, "int"
+    if ld.group:  # the first add during the load: the whole group per trip, F blocks apart
+        stride, ity = f"{len(ld.group) + 1} * {ld.block} * gridDim.x", ld.index_type
+        for off, el in ld.group:
+            fold += (f";\n{step}if ({k} + {off} < {ld.bound}) " +
+                     _FOLDS[gf.op].format(v=ld.value, e=_substitute(unit, el, ld.index, k)))
     text = render(_ACCUMULATE, indent_of(unit, site.node.start_byte), ty=ld.type, v=ld.value,
-                  identity=ld.identity, k=k, i=ld.index, n=ld.bound, stride=STRIDE,
-                  step=indent_step(unit, site.node),
-                  fold=_FOLDS[gf.op].format(v=ld.value, e=elem)).lstrip()
+                  identity=ld.identity, k=k, i=ld.index, n=ld.bound, stride=stride,
+                  step=step, fold=fold, ity=ity).lstrip()
     c, _ = contract_of(site)
     return text, f"min({unwrap(c.grid[0])}, {cap})" if c is not None else ""
 
@@ -153,11 +209,16 @@ def _substitute(unit, node, old: str, new: str) -> str:
     return "".join(out)
 
 
+def _end(site) -> int:
+    ld, _ = guarded_value(site)
+    return ld.end if ld is not None and ld.end >= 0 else site.node.end_byte
+
+
 def candidate(site, cap: str):
     """The unit after the rewrite with grid cap ``cap``."""
     text, grid = rewritten_text(site, cap)
     c, _ = contract_of(site)
-    return apply_edits(site.unit, [Edit(site.node.start_byte, site.node.end_byte, text),
+    return apply_edits(site.unit, [Edit(site.node.start_byte, _end(site), text),
                                    header_edit(site.unit, c, c.with_(grid=(header_expr(grid),)))])
 
 
@@ -268,7 +329,7 @@ class GridAccumulate(Pass):
 
     def rewrite(self, site, ctx):
         text, _ = rewritten_text(site, str(self.max_blocks))
-        return [Edit(site.node.start_byte, site.node.end_byte, text)]
+        return [Edit(site.node.start_byte, _end(site), text)]
 
     def update_contract(self, contract, site, ctx):
         _, grid = rewritten_text(site, str(self.max_blocks))
