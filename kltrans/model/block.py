@@ -559,7 +559,11 @@ def _fold_check(unit, fn, call, launches, size, prefix, region, kind, v, sym) ->
         stray = [key for key in fx.stores if not key[0].startswith("shared") and key != (base, idx)]
         if stray:
             return f"the region also stores {stray[0][0]}[{stray[0][1]}]"
-        if normal(val) != normal(fold(sym, ins)):
+        try:
+            differs = normal(val) != normal(fold(sym, ins))
+        except Unsupported as e:
+            return str(e)
+        if differs:
             shown = val.show(3) if isinstance(val, Term) else val
             return f"the atomic adds {shown}, not the {sym}-fold of every thread's {v}"
     return None
@@ -598,10 +602,13 @@ def same_effects(a: "Unit", b: "Unit", kernel: str, launches: list[dict],
             for base, idx, op, val, _ in fx.atomics:
                 folds.setdefault((base, idx, op), []).append(val)
             memo: dict = {}
-            got.append(({k: normal(fold(k[2], v), memo) for k, v in folds.items()},
-                        {k: normal(v, memo) for k, v in fx.stores.items()
-                         if not k[0].startswith("shared") and
-                         not any(k == f[:2] for f in folds)}))
+            try:
+                got.append(({k: normal(fold(k[2], v), memo) for k, v in folds.items()},
+                            {k: normal(v, memo) for k, v in fx.stores.items()
+                             if not k[0].startswith("shared") and
+                             not any(k == f[:2] for f in folds)}))
+            except Unsupported as e:
+                return False, f"the block's results of {kernel} cannot be compared: {e}"
         if got[0] != got[1]:
             what = "atomics" if got[0][0] != got[1][0] else "stores"
             return False, f"the {what} of a block differ"
@@ -609,6 +616,12 @@ def same_effects(a: "Unit", b: "Unit", kernel: str, launches: list[dict],
 
 
 # ------------------------------------------------------------------- comparison
+
+#: the subterms one comparison may write out: a value built from shared sums (``x = x + x``)
+#: flattens to exponentially many operands; past this the comparison is Unsupported
+MAX_NORMAL_VISITS = 1 << 21
+_VISITS = "visits"  # memo's count (its other keys are term hashes, integers)
+
 
 def normal(v, memo: dict | None = None):
     """``v`` with every chain of ``+``, ``*``, max and min flattened into one operation
@@ -620,6 +633,10 @@ def normal(v, memo: dict | None = None):
         return v
     if v.h in memo:
         return memo[v.h]
+    memo[_VISITS] = memo.get(_VISITS, 0) + 1
+    if memo[_VISITS] > MAX_NORMAL_VISITS:
+        raise Unsupported(f"a value too large to compare (more than {MAX_NORMAL_VISITS} "
+                          f"subterms written out)")
     if v.op == "select":
         as_fold = _select_fold(v)
         if as_fold is not None:
@@ -634,6 +651,10 @@ def normal(v, memo: dict | None = None):
             if isinstance(x, Term) and x.op == "select":
                 x = _select_fold(x) or x
             if isinstance(x, Term) and _family(x) == fam:
+                memo[_VISITS] = memo.get(_VISITS, 0) + 1
+                if memo[_VISITS] > MAX_NORMAL_VISITS:  # a sum of sums shared many times
+                    raise Unsupported(f"a value too large to compare (more than "
+                                      f"{MAX_NORMAL_VISITS} subterms written out)")
                 stack.extend(reversed(_operands(x)))
             else:
                 parts.append(normal(x, memo))

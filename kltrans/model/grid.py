@@ -115,7 +115,10 @@ def grid_fold(unit: "Unit", fn: "Function", launches: list[dict], index: str = "
         stray = [k for k in fx.stores if k != (base, idx)]
         if stray:
             return f"the kernel also stores {stray[0][0]}[{stray[0][1]}]"
-        total = normal(fold(op, [a[3] for a in fx.atomics]))
+        try:
+            total = normal(fold(op, [a[3] for a in fx.atomics]))
+        except Unsupported as e:
+            return str(e)
         fam = {"+": "+", "max": "max", "min": "min"}[op]
         parts = list(total.args[1:]) if isinstance(total, Term) and total.op == "ac" and \
             total.args[0] == fam else [total]
@@ -168,9 +171,12 @@ def same_grid_effects(a: "Unit", b: "Unit", kernel: str, launches: list[dict]
             for base, idx, op, val, _ in fx.atomics:
                 folds.setdefault((base, idx, op), []).append(val)
             memo: dict = {}
-            got.append(({k: normal(fold(k[2], v), memo) for k, v in folds.items()},
-                        {k: normal(v, memo) for k, v in fx.stores.items()
-                         if not any(k == f[:2] for f in folds)}))
+            try:
+                got.append(({k: normal(fold(k[2], v), memo) for k, v in folds.items()},
+                            {k: normal(v, memo) for k, v in fx.stores.items()
+                             if not any(k == f[:2] for f in folds)}))
+            except Unsupported as e:
+                return None, f"the grid's results cannot be compared: {e}"
         if got[0] != got[1]:
             what = "atomic folds" if got[0][0] != got[1][0] else "stores"
             return False, f"the {what} of the grid differ"

@@ -120,3 +120,25 @@ def test_the_launch_header_binds_template_parameters():
     unbound = parse("// kltrans: launch k grid=1 block=64\n" + body, "k.cu")
     with pytest.raises(Unsupported, match="a view of x"):
         grid_run(unbound, unbound.kernels()[0], {"n": 256})
+
+
+def test_a_value_of_shared_sums_too_large_to_write_out_is_not_compared():
+    """``x = x + x`` thirty times is a small DAG whose flattened sum has 2**30 operands:
+    normal stops at its bound with Unsupported (a check built on it says it cannot
+    compare) instead of running for hours, as a lineage walk's round trip once did."""
+    import time
+
+    from kltrans.model.block import normal
+    from kltrans.model.values import Term, Unsupported, binop
+
+    x = Term("load", "in", 0)
+    for _ in range(30):
+        x = binop("+", x, x)
+    t0 = time.perf_counter()
+    with pytest.raises(Unsupported, match="too large to compare"):
+        normal(x)
+    assert time.perf_counter() - t0 < 60
+    y = Term("load", "in", 1)
+    for _ in range(8):  # ok: 256 operands are written out
+        y = binop("+", y, y)
+    assert normal(y).op == "ac" and len(normal(y).args) == 257
