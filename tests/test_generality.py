@@ -279,3 +279,17 @@ def test_merge_takes_only_the_measures_named(tmp_path):
                  "--json", "--quiet")
     assert r.returncode == 0, r.stderr
     assert json.loads(r.stdout)["summary"]["pairs_fully_explained"] == 1
+
+
+def test_a_walk_past_its_time_limit_ends_as_time_limit_not_stuck():
+    """--walk-seconds bounds a walk's model checks too: past it they answer unknown, so a
+    walk that then finds no step ends `time-limit` (not `stuck`, which would blame the
+    catalogue); a limit of 0 is a usage error."""
+    r = _kltrans("generality", CGSUM, "--measures", "walk", "--walk-seconds", "0.001",
+                 "--json", "--quiet")
+    assert r.returncode == 0, r.stderr
+    w = json.loads(r.stdout)["lineages"][0]["walk"]
+    assert w["termination"] == "time-limit" and "ran past 0.001 s" in w["reason"]
+    assert not w["reached_naive"] and not w["false_naive"]
+    r = _kltrans("generality", CGSUM, "--measures", "walk", "--walk-seconds", "0")
+    assert r.returncode == 2 and "--walk-seconds above 0" in r.stderr

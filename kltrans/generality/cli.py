@@ -38,6 +38,9 @@ def register(sub) -> None:
                     help="explain: at most K passes per step (default 2)")
     sp.add_argument("--explain-seconds", type=float, default=60.0, metavar="S",
                     help="explain: search time per step (default 60)")
+    sp.add_argument("--walk-seconds", type=float, default=600.0, metavar="S",
+                    help="walk: wall-clock limit per expert, model checks included "
+                         "(default 600; past it the walk ends with termination time-limit)")
     sp.add_argument("--size-limit", type=int, metavar="ELEMS",
                     help="walk and forward: gate only the test sizes with at most ELEMS elements")
     sp.add_argument("--max-steps", type=int, default=60, metavar="N",
@@ -88,7 +91,8 @@ def items_for(lineages, measures, args, backend: str) -> list[dict]:
                           "naive_mechanisms": mechanisms(lin.naive.path,
                                                          lin.naive.name_expression) or [],
                           "backend": backend, "size_limit": args.size_limit,
-                          "max_steps": args.max_steps})
+                          "max_steps": args.max_steps,
+                          "time_limit": getattr(args, "walk_seconds", None)})
         if "forward" in measures:
             items.append({"measure": "forward", **common, "naive": _side(lin.naive),
                           "expert": _side(lin.expert), "backend": backend,
@@ -191,9 +195,10 @@ def cmd_generality(args) -> int:
     from kltrans.generality.suite import SuiteError, load_suite
     from kltrans.syntax.files import atomic_write, output_problem
 
-    if args.budget < 1 or args.depth < 0 or args.explain_seconds <= 0 or args.max_steps < 1:
+    if args.budget < 1 or args.depth < 0 or args.explain_seconds <= 0 or args.max_steps < 1 \
+            or args.walk_seconds <= 0:
         raise UsageError("--budget and --max-steps must be 1 or more, --depth 0 or more, "
-                         "--explain-seconds above 0")
+                         "--explain-seconds and --walk-seconds above 0")
     be = resolve_backend(args.backend)
     if args.measures is None:
         measures = ["explain", "walk", "forward"] + (["speedup"] if be == "cuda" else [])
@@ -266,6 +271,7 @@ def cmd_generality(args) -> int:
               "measured": measures,
               "lineages": [lin.name for lin in lineages], "budget": args.budget,
               "seed": args.seed, "depth": args.depth, "explain_seconds": args.explain_seconds,
+              "walk_seconds": args.walk_seconds,
               "size_limit": args.size_limit, "max_steps": args.max_steps,
               "skills": args.skills, "canonicalize": bool(args.canonicalize),
               "wall_seconds": round(time.perf_counter() - t0, 1),

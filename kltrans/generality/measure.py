@@ -93,6 +93,7 @@ def walk_task(item: dict) -> dict:
     ``false_naive``: it ended ``naive`` with such a mechanism left."""
     from kltrans.gate.ptx import mechanisms
     from kltrans.lineage.walk import WalkError, WalkOptions, walk
+    from kltrans.model.values import time_budget
 
     t0 = time.perf_counter()
     out = {"lineage": item["lineage"]}
@@ -103,8 +104,11 @@ def walk_task(item: dict) -> dict:
                            out=where, jobs=1, size_limit=item.get("size_limit"),
                            restart=True, probes=0, max_backtracks=0, progress=False,
                            arch=item.get("arch"), canonicalize=bool(item.get("canonicalize")))
+        limit = item.get("time_limit")
+        deadline = t0 + limit if limit else None
         try:
-            doc = walk(opts)
+            with time_budget(deadline):  # the walk's model checks stop at the deadline
+                doc = walk(opts)
         except WalkError as e:
             out.update(steps=0, termination="error", reason=str(e)[:300], reached_naive=False,
                        false_naive=False, seconds=round(time.perf_counter() - t0, 2))
@@ -114,8 +118,13 @@ def walk_task(item: dict) -> dict:
         left = mechanisms(final_path, item["expert"].get("name_expression"))
     naive = set(item["naive_mechanisms"] or [])
     extra = [m for m in (left or []) if m not in naive]
-    term = doc["termination"]
+    term = dict(doc["termination"])
     said_naive = term["kind"] == "naive"
+    if deadline is not None and time.perf_counter() > deadline and not said_naive:
+        # past the deadline the model's checks answer "unknown": the walk's end says
+        # nothing about the catalogue
+        term = {"kind": "time-limit", "reason": f"the walk ran past {limit:g} s (then "
+                f"{term['kind']}: {term.get('reason', '')})"}
     out.update(steps=len(doc["transitions"]), termination=term["kind"],
                reason=term.get("reason", "")[:300],
                passes=[t["spec"] for t in doc["transitions"]],
