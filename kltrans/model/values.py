@@ -49,6 +49,7 @@ def time_budget(deadline: float | None):
     old = _DEADLINE[0]
     if deadline is not None and (old is None or deadline < old):
         _DEADLINE[0] = deadline
+        _TICKS[0] = -1  # the first statement run looks at the clock
     try:
         yield
     finally:
@@ -56,8 +57,8 @@ def time_budget(deadline: float | None):
 
 
 def check_budget() -> None:
-    """Called by the machines for every statement they run: every 4096th call looks at
-    the clock."""
+    """Called by the machines for every statement they run: the first call under a new
+    budget and every 4096th after it look at the clock."""
     _TICKS[0] += 1
     if _TICKS[0] & 4095 == 0 and _DEADLINE[0] is not None and \
             time.perf_counter() > _DEADLINE[0]:

@@ -1,5 +1,6 @@
 // RUN: kltrans opt -p 'unflatten-block{fast=y}'
 // ROUNDTRIP: model: flatten-block writes the split as `/` and `%`, not as a shift and a mask
+// GATE: tests/data/workloads/matcopy
 // A split spelled with a shift and a mask, through a cast; `fast=y` puts the column in
 // threadIdx.y (the naive, uncoalesced mapping).
 // kltrans: launch copy_tile grid=(ceil_div(rows, 8), ceil_div(cols, 32)) block=(8, 32)
