@@ -57,7 +57,7 @@ from kltrans.model.launch import template_bindings
 from kltrans.model.ops import operations
 from kltrans.model.values import (QUALIFIERS, Agg, Cell, Effects, FieldRef, Fn, Layout, MemRef, Ptr,
                                   Ref, Return, SlotRef, Term, Unsupported, copy_value,
-                                  check_budget, num, vector_lanes)
+                                  check_budget, vector_lanes)
 from kltrans.syntax import parse
 from kltrans.syntax.contract import file_constants
 from kltrans.syntax.cuda import find_functions
@@ -266,7 +266,7 @@ class Machine:
     def convert(self, typ: str, val):
         base = QUALIFIERS.sub("", typ).strip()
         if isinstance(val, int) and base in ("float", "double"):
-            return num(float(val))
+            return Term("num", float(val))
         if isinstance(val, Term) and base in ("int", "unsigned", "unsigned int", "long"):
             return Term("cast", base, val)
         if isinstance(val, Ptr) and not typ.rstrip().endswith("*"):

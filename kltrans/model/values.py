@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import math
 import operator
 import re
 import time
@@ -99,33 +98,6 @@ class Term:
             return "..."
         parts = [a.show(depth - 1) if isinstance(a, Term) else repr(a) for a in self.args]
         return f"{self.op}({', '.join(parts)})"
-
-
-_LEAVES: dict = {}
-
-
-def _shared(key: tuple, *make) -> Term:
-    t = _LEAVES.get(key)
-    if t is None:
-        if len(_LEAVES) >= 1 << 18:
-            _LEAVES.clear()
-        t = _LEAVES[key] = Term(*make)
-    return t
-
-
-def load(base: str, index: int) -> Term:
-    """The value element ``index`` of array ``base`` holds before the region, shared: a
-    block run reads the same elements over and over, and hashing a new term for each
-    read was a quarter of a run's time."""
-    return _shared(("load", base, index), "load", base, index)
-
-
-def num(v: float) -> Term:
-    """The number ``v`` as a term (shared like :func:`load`'s; ``-0.0`` and NaN, which
-    compare equal to another number or to nothing as dictionary keys, are made anew)."""
-    if v != v or (v == 0.0 and math.copysign(1.0, v) < 0):
-        return Term("num", v)
-    return _shared(("num", v), "num", v)
 
 
 @dataclass
@@ -278,7 +250,7 @@ class MemRef(Ref):
                 vals.append(self.m.fx.stores[key])
             else:
                 self.m.fx.loads.add(key)
-                vals.append(load(*key))
+                vals.append(Term("load", *key))
         return vals[0] if self.width == 1 else Agg(self.view or "", vals)
 
     def set(self, v):
@@ -314,9 +286,9 @@ def binop(op: str, a, b):
     if a is None or b is None:
         raise Unsupported(f"'{op}' on the value of a call that returns nothing")
     if isinstance(a, int):
-        a = num(float(a))
+        a = Term("num", float(a))
     if isinstance(b, int):
-        b = num(float(b))
+        b = Term("num", float(b))
     if op in _COMMUTES and (b.h, repr(b.op)) < (a.h, repr(a.op)):
         a, b = b, a
     return Term("op", op, a, b)
@@ -352,7 +324,7 @@ def number(text: str):
     if re.fullmatch(r"0x[0-9a-f]+|\d+", t):
         return int(t, 0)
     try:
-        return num(float(t.rstrip("f")))
+        return Term("num", float(t.rstrip("f")))
     except ValueError:
         raise Unsupported(f"the number {text}") from None
 
