@@ -33,7 +33,8 @@ import greenlet
 
 from kltrans.model.code import declaration
 from kltrans.model.effects import Machine
-from kltrans.model.values import Cell, Effects, MemRef, Ptr, Return, Term, Unsupported, binop
+from kltrans.model.values import (Cell, Effects, MemRef, OutOfTime, Ptr, Return, Term,
+                                  Unsupported, binop)
 
 if TYPE_CHECKING:  # pragma: no cover
     from kltrans.syntax.cuda import Function
@@ -592,27 +593,65 @@ def same_effects(a: "Unit", b: "Unit", kernel: str, launches: list[dict],
         got = []
         for u in (a, b):
             fn = next(f for f in u.kernels() if f.name == kernel)
-            body = [s for s in fn.body.named_children if s.type != "comment"]
             try:
-                blk = Block(u, fn, ints, size)
-                fx = blk.run(body, blk.envs([]))
-            except Unsupported as e:
+                res = remembered(("block", bytes(u.source), kernel,
+                                  tuple(sorted(ints.items())), size),
+                                 lambda: _block_results(u, fn, ints, size, kernel))
+            except OutOfTime as e:
                 return False, f"the block machine cannot run {kernel}: {e}"
-            folds: dict = {}
-            for base, idx, op, val, _ in fx.atomics:
-                folds.setdefault((base, idx, op), []).append(val)
-            memo: dict = {}
-            try:
-                got.append(({k: normal(fold(k[2], v), memo) for k, v in folds.items()},
-                            {k: normal(v, memo) for k, v in fx.stores.items()
-                             if not k[0].startswith("shared") and
-                             not any(k == f[:2] for f in folds)}))
-            except Unsupported as e:
-                return False, f"the block's results of {kernel} cannot be compared: {e}"
+            if isinstance(res, str):
+                return False, res
+            got.append(res)
         if got[0] != got[1]:
             what = "atomics" if got[0][0] != got[1][0] else "stores"
             return False, f"the {what} of a block differ"
     return True, f"the same stores and atomics for a block of {size} at {len(launches)} launches"
+
+
+def _block_results(u: "Unit", fn, ints: dict, size: int, kernel: str):
+    body = [s for s in fn.body.named_children if s.type != "comment"]
+    try:
+        blk = Block(u, fn, ints, size)
+        fx = blk.run(body, blk.envs([]))
+    except OutOfTime:
+        raise
+    except Unsupported as e:
+        return f"the block machine cannot run {kernel}: {e}"
+    try:
+        return results(fx, keep_shared=False)
+    except OutOfTime:
+        raise
+    except Unsupported as e:
+        return f"the block's results of {kernel} cannot be compared: {e}"
+
+
+def results(fx: BlockEffects, keep_shared: bool = True) -> tuple[dict, dict]:
+    """What a run did to memory, in the form two runs are compared in: per atomic address
+    and operation the normal fold of what was added, and per other element its normal
+    stored value (shared memory's left out unless ``keep_shared``)."""
+    folds: dict = {}
+    for base, idx, op, val, _ in fx.atomics:
+        folds.setdefault((base, idx, op), []).append(val)
+    atomic = {f[:2] for f in folds}
+    memo: dict = {}
+    return ({k: normal(fold(k[2], v), memo) for k, v in folds.items()},
+            {k: normal(v, memo) for k, v in fx.stores.items()
+             if (keep_shared or not k[0].startswith("shared")) and k not in atomic})
+
+
+#: what one side of a comparison did, by its source, kernel and launch: the explanation
+#: search compares many candidates with one B, and a meet-in-the-middle pair shares sides
+_RESULTS: dict = {}
+_MAX_RESULTS = 64
+
+
+def remembered(key: tuple, compute):
+    """``compute()``, remembered under ``key`` (a run stopped by the time budget is not)."""
+    if key not in _RESULTS:
+        if len(_RESULTS) >= _MAX_RESULTS:
+            _RESULTS.pop(next(iter(_RESULTS)))
+        _RESULTS[key] = compute()
+    return _RESULTS[key]
 
 
 # ------------------------------------------------------------------- comparison
@@ -728,4 +767,5 @@ def fold(op: str, values: list):
 
 
 __all__ = ["GROUP_MAKERS", "Block", "BlockEffects", "LeaderFold", "accessors", "fold",
-           "leader_fold", "normal", "region_start", "same_effects", "sync_holders"]
+           "leader_fold", "normal", "region_start", "remembered", "results", "same_effects",
+           "sync_holders"]

@@ -33,6 +33,7 @@ from kltrans.model.effects import draws
 from kltrans.model.grid import bind_sizes, same_grid_effects
 from kltrans.model.launch import block_dim, same_launch
 from kltrans.model.mechanisms import mechanism_kinds
+from kltrans.model.values import spent
 from kltrans.syntax.contract import contracts
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -81,11 +82,14 @@ def same_model(a: "Unit", b: "Unit", kernel: str, fixed: dict | None = None,
     and the question."""
     key = (bytes(a.source), bytes(b.source), kernel, tuple(sorted((fixed or {}).items())),
            mechanisms, same_kinds, tuple(sorted((binds or {}).items())))
-    if key not in _ANSWERS:
+    if key in _ANSWERS:
+        return _ANSWERS[key]
+    got = _same_model(a, b, kernel, fixed, mechanisms, same_kinds, binds)
+    if not spent():  # an answer the time budget cut short is not remembered
         if len(_ANSWERS) >= _MAX_ANSWERS:
             _ANSWERS.clear()
-        _ANSWERS[key] = _same_model(a, b, kernel, fixed, mechanisms, same_kinds, binds)
-    return _ANSWERS[key]
+        _ANSWERS[key] = got
+    return got
 
 
 def _same_model(a, b, kernel, fixed, mechanisms, same_kinds, binds) -> tuple[bool, str]:

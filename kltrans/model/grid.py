@@ -13,12 +13,13 @@ Layering: :mod:`kltrans.model.block`, :mod:`kltrans.model.effects`, :mod:`kltran
 
 from __future__ import annotations
 
-import functools
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from kltrans.model.block import Block, BlockEffects, fold, normal, region_start
+from kltrans.model.block import (Block, BlockEffects, fold, normal, region_start, remembered,
+                                 results)
 from kltrans.model.effects import Term, Unsupported
+from kltrans.model.values import OutOfTime, spent
 from kltrans.syntax.contract import ContractError, contracts, evaluate, file_constants
 from kltrans.syntax.unit import Unit
 
@@ -164,23 +165,33 @@ def same_grid_effects(a: "Unit", b: "Unit", kernel: str, launches: list[dict]
             if fn is None or fn.body is None:
                 return False, f"no kernel {kernel}"
             try:
-                fx = grid_run(u, fn, ints)
-            except Unsupported as e:
+                ok, res = remembered(("grid", bytes(u.source), kernel,
+                                      tuple(sorted(ints.items()))),
+                                     lambda: _grid_results(u, fn, ints))
+            except OutOfTime as e:
                 return False, f"the grid cannot be run: {e}"
-            folds: dict = {}
-            for base, idx, op, val, _ in fx.atomics:
-                folds.setdefault((base, idx, op), []).append(val)
-            memo: dict = {}
-            try:
-                got.append(({k: normal(fold(k[2], v), memo) for k, v in folds.items()},
-                            {k: normal(v, memo) for k, v in fx.stores.items()
-                             if not any(k == f[:2] for f in folds)}))
-            except Unsupported as e:
-                return None, f"the grid's results cannot be compared: {e}"
+            if ok is not True:
+                return ok, res
+            got.append(res)
         if got[0] != got[1]:
             what = "atomic folds" if got[0][0] != got[1][0] else "stores"
             return False, f"the {what} of the grid differ"
     return True, f"the same stores and atomic folds over the grid at {len(launches)} launches"
+
+
+def _grid_results(u: "Unit", fn, ints: dict) -> tuple:
+    try:
+        fx = grid_run(u, fn, ints)
+    except OutOfTime:
+        raise
+    except Unsupported as e:
+        return False, f"the grid cannot be run: {e}"
+    try:
+        return True, results(fx)
+    except OutOfTime:
+        raise
+    except Unsupported as e:
+        return None, f"the grid's results cannot be compared: {e}"
 
 
 def sized_launches(unit: "Unit", fn: "Function", sizes: tuple[int, ...],
@@ -251,22 +262,28 @@ def _blocks(unit: "Unit", fn: "Function", ints: dict) -> int:
     return g[0] * g[1] * g[2]
 
 
-@functools.lru_cache(maxsize=256)
-def _same_sources(a: bytes, b: bytes, path: str, kernel: str, launches: tuple) -> tuple:
-    try:
-        return same_grid_effects(Unit(a, path), Unit(b, path), kernel,
-                                 [dict(x) for x in launches])
-    except (Unsupported, RecursionError) as e:
-        return None, f"the grid machine cannot run it: {e}"
+_SAME: dict = {}  # (sources, path, kernel, launches) -> same_grid_effects's answer
 
 
 def same_grid_results(a: "Unit", b: "Unit", kernel: str, launches: list[dict]
                       ) -> tuple[bool | None, str]:
     """:func:`same_grid_effects`, with None (and why) where the grid machine cannot run
     either version; remembered per process by the sources (a search meets one pair of
-    programs many times: once per site a precondition checks, again when it rewrites)."""
-    key = tuple(tuple(sorted(x.items())) for x in launches)
-    return _same_sources(a.source, b.source, a.path, kernel, key)
+    programs many times: once per site a precondition checks, again when it rewrites),
+    except an answer the time budget cut short."""
+    key = (a.source, b.source, a.path, kernel,
+           tuple(tuple(sorted(x.items())) for x in launches))
+    if key in _SAME:
+        return _SAME[key]
+    try:
+        got = same_grid_effects(a, b, kernel, launches)
+    except (Unsupported, RecursionError) as e:
+        got = None, f"the grid machine cannot run it: {e}"
+    if not spent():
+        if len(_SAME) >= 256:
+            _SAME.pop(next(iter(_SAME)))
+        _SAME[key] = got
+    return got
 
 
 def _loads(t):

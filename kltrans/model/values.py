@@ -34,6 +34,11 @@ class Unsupported(Exception):
     """The machine cannot run this code; the message says what it met."""
 
 
+class OutOfTime(Unsupported):
+    """A model run stopped at the caller's time budget: not an answer about the code, so
+    nothing that remembers answers keeps it."""
+
+
 # a wall-clock deadline (time.perf_counter()) for every run of the model, set by a caller
 # with a time budget (diff --explain): a machine run past it stops with Unsupported
 _DEADLINE: list = [None]
@@ -55,13 +60,19 @@ def time_budget(deadline: float | None):
         _DEADLINE[0] = old
 
 
+def spent() -> bool:
+    """Whether the time budget in force has run out (an answer computed since may be a
+    stopped run's, not to be remembered)."""
+    return _DEADLINE[0] is not None and time.perf_counter() > _DEADLINE[0]
+
+
 def check_budget() -> None:
     """Called by the machines for every statement they run: the first call under a new
     budget and every 4096th after it look at the clock."""
     _TICKS[0] += 1
     if _TICKS[0] & 4095 == 0 and _DEADLINE[0] is not None and \
             time.perf_counter() > _DEADLINE[0]:
-        raise Unsupported("the time budget ran out during a model run")
+        raise OutOfTime("the time budget ran out during a model run")
 
 
 class Term:
@@ -79,8 +90,7 @@ class Term:
     def __init__(self, op: str, *args):
         self.op = op
         self.args = args
-        self.h = hash((op, *[a.h if a.__class__ is Term else (a.__class__.__name__, a)
-                             for a in args]))
+        self.h = hash((op, *[a.h if a.__class__ is Term else (a.__class__, a) for a in args]))
 
     def __eq__(self, other) -> bool:
         return isinstance(other, Term) and self.h == other.h and self.op == other.op and \

@@ -165,3 +165,22 @@ def test_launches_written_in_workload_sizes_take_the_bound_parameters():
         assert ints["rows"] == ints["numRows"] and ints["cols"] == ints["numCols"]
     # refused: a size no parameter is bound to stays unknown
     assert all("rows" not in ints for ints in check_launches(fn, 128))
+
+
+def test_an_answer_the_time_budget_cut_short_is_not_remembered():
+    """A comparison stopped by the caller's deadline says no; the same question asked
+    again with time left gets the real answer, not the remembered no."""
+    import time
+
+    from kltrans.model.values import time_budget
+
+    body = ("    int i = blockIdx.x * blockDim.x + threadIdx.x;\n    float s = 0.0f;\n"
+            "    for (int j = 0; j < n; STEP) s += x[j];\n    if (i < n) y[i] = s;\n")
+    a, b = (parse(HEAD + 'extern "C" __global__ void k(const float* x, float* y, int n) {\n'
+                  + body.replace("STEP", step) + "}\n", f"budget{k}.cu")
+            for k, step in enumerate(("++j", "j += 1")))
+    with time_budget(time.perf_counter() - 1.0):  # thousands of statements: cut short
+        ok, why = same_model(a, b, "k")
+    assert not ok and "time budget" in why
+    ok, why = same_model(a, b, "k")
+    assert ok, why
