@@ -86,6 +86,7 @@ def load_lineage(folder: str) -> Lineage:
     workload's ``kernels:`` map."""
     import yaml
 
+    from kltrans.syntax import yamldoc
     from kltrans.syntax.diagnostics import InputError
     from kltrans.syntax.records import schema_problem
     from kltrans.syntax.unit import read_failure, read_source
@@ -93,7 +94,7 @@ def load_lineage(folder: str) -> Lineage:
 
     path = os.path.join(folder, "history.yaml")
     try:
-        doc = yaml.safe_load(read_source(path))
+        doc = yamldoc.safe_load(read_source(path))
     except InputError as e:
         where, why = read_failure(e)
         raise SuiteError(f"{where}: {why}") from None

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from importlib import resources
 from typing import TYPE_CHECKING
 
-import yaml
+from kltrans.syntax import yamldoc
 
 if TYPE_CHECKING:  # pragma: no cover
     from tree_sitter import Node
@@ -108,7 +108,7 @@ class Op:
 def definitions() -> dict[str, OpDef]:
     """The operations of ``spellings.yaml``, checked."""
     text = resources.files("kltrans.model").joinpath("spellings.yaml").read_text("utf-8")
-    return parse_table(yaml.safe_load(text))
+    return parse_table(yamldoc.safe_load(text))
 
 
 def parse_table(raw: dict) -> dict[str, OpDef]:

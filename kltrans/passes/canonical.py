@@ -29,8 +29,8 @@ from dataclasses import dataclass
 from importlib import resources
 from typing import TYPE_CHECKING
 
-import yaml
 
+from kltrans.syntax import yamldoc
 from kltrans.match import Pattern, Rule
 from kltrans.passes.base import Pass
 from kltrans.passes.manager import PassReport, SiteReport
@@ -84,7 +84,7 @@ class Step:
 def rules() -> dict[str, CanonicalRule]:
     """The rules of ``canonical.yaml``, checked, in order."""
     text = resources.files("kltrans.passes").joinpath("canonical.yaml").read_text("utf-8")
-    return parse_rules(yaml.safe_load(text))
+    return parse_rules(yamldoc.safe_load(text))
 
 
 def parse_rules(raw) -> dict[str, CanonicalRule]:

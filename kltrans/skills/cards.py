@@ -7,6 +7,7 @@ import os
 
 import yaml
 
+from kltrans.syntax import yamldoc
 from kltrans.syntax.files import atomic_write
 
 SCHEMA_VERSION = 1
@@ -345,7 +346,7 @@ def _read_card(p: str):
         where, why = read_failure(e)
         raise CardError(f"{where}: error: {why}; a card is UTF-8 YAML") from None
     try:
-        return yaml.safe_load(text)
+        return yamldoc.safe_load(text)
     except yaml.reader.ReaderError as e:  # a character YAML does not allow
         line = text.count("\n", 0, e.position) + 1
         col = e.position - text.rfind("\n", 0, e.position)

@@ -217,11 +217,12 @@ def load_workload(path: str) -> Workload:
                         f"{'not a workload: ' if os.path.isfile(path) else ''}no workload.yaml "
                         f"(a workload is a folder with workload.yaml, reference.py and kernel "
                         f"files)")
+    from kltrans.syntax import yamldoc
     from kltrans.syntax.diagnostics import InputError
     from kltrans.syntax.unit import read_failure, read_source
 
     try:
-        data = yaml.safe_load(read_source(spec_path))
+        data = yamldoc.safe_load(read_source(spec_path))
     except InputError as e:
         where, why = read_failure(e)
         raise SpecError(f"{where}: {why}") from None
