@@ -12,6 +12,8 @@ CATALOGUE = {
     "flatten-block": "passes.block_shape:FlattenBlock",
     "unflatten-block": "passes.block_shape:UnflattenBlock",
     "shrink-block": "passes.block_size:ShrinkBlock",
+    "template-block-size": "passes.block_size_template:TemplateBlockSize",
+    "runtime-block-size": "passes.block_size_template:RuntimeBlockSize",
     "tree-order": "passes.tree_order:TreeOrder",
     "interleave-tree": "passes.tree_order:InterleaveTree",
     "cg-reduce": "passes.cg_reduce:CgReduce",
