@@ -40,9 +40,8 @@ from kltrans.model.grid import block_launches, same_grid_results
 from kltrans.model.ops import definitions, operations
 from kltrans.passes import Choice, Pass, Precondition, option
 from kltrans.passes.manager import SkipSite
-from kltrans.passes.rewrite import rewritten_unit
+from kltrans.passes.rewrite import header_block, rewritten_unit
 from kltrans.syntax import Edit
-from kltrans.syntax.contract import ContractError, contracts, evaluate
 
 KERNEL = Rule(kind="function_definition", regex=r"\b__global__\b")
 CHECK_SIZES = (3,)
@@ -52,18 +51,10 @@ _INDEX_NODES = ("identifier", "field_expression", "call_expression", "cast_expre
 
 # ------------------------------------------------------------------- the reading
 def _block(site) -> tuple[tuple | None, str]:
-    """The launch header's block as (texts, values), or (None, why)."""
-    fn = site.function
-    try:
-        c = contracts(site.unit).get(fn.name)
-    except ContractError as e:
-        return None, f"the launch contract cannot be read: {e}"
-    if c is None or c.source != "header":
-        return None, f"{fn.name} has no `// kltrans: launch` header to rewrite"
-    try:
-        values = tuple(evaluate(e, dict(c.constants)) for e in c.block)
-    except (ContractError, ValueError, ZeroDivisionError):
-        return None, f"the block {c.block} has no constant value"
+    """The launch header's block as (contract, texts, values), or (None, why)."""
+    c, values = header_block(site)
+    if c is None:
+        return None, values
     return (c, tuple(c.block), values), ""
 
 

@@ -32,9 +32,9 @@ from kltrans.analysis.verdict import Verdict
 from kltrans.match import Rule
 from kltrans.passes import Identifier, Pass, Precondition, option
 from kltrans.passes.manager import SkipSite
-from kltrans.passes.rewrite import fresh_name
+from kltrans.passes.rewrite import fresh_name, header_block
 from kltrans.syntax import Edit
-from kltrans.syntax.contract import ContractError, contracts, evaluate
+from kltrans.syntax.contract import ContractError, evaluate
 
 KERNEL = Rule(kind="function_definition", regex=r"\b__global__\b")
 NAMES = ("blockSize", "BLOCK_SIZE", "kBlockSize")
@@ -44,21 +44,13 @@ NAMES = ("blockSize", "BLOCK_SIZE", "kBlockSize")
 def _contract(site):
     """(the header contract, its block's x extent) or (None, why)."""
     fn = site.function
-    try:
-        c = contracts(site.unit).get(fn.name)
-    except ContractError as e:
-        return None, f"the launch contract cannot be read: {e}"
-    if c is None or c.source != "header":
-        return None, (f"{fn.name} has no `// kltrans: launch` header line (the pass changes "
-                      f"the instantiation it launches)")
-    try:
-        x = evaluate(c.block[0], dict(c.constants))
-    except ContractError:
-        return None, f"the block {c.block[0]} has no constant value"
+    c, block = header_block(site)
+    if c is None:
+        return None, block
     if len(c.template_args) != len(fn.template_params):
         return None, (f"the launch names {len(c.template_args)} of {fn.name}'s "
                       f"{len(fn.template_params)} template arguments (defaults are not read)")
-    return c, x
+    return c, block[0]
 
 
 def _named_elsewhere(site) -> str | None:

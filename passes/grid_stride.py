@@ -426,14 +426,19 @@ def bound_param(site) -> str | None:
     return m.group(1) if m and m.group(1) in params else None
 
 
-def uncapped_grid(site, contract) -> tuple[str | None, str]:
+def uncapped_grid(site, contract, binds: dict | None = None) -> tuple[str | None, str]:
     """(the grid giving one thread per element, why) from a capped or covering grid, read
-    through the launch model (:func:`kltrans.model.launch.grid_dim`)."""
+    through the launch model (:func:`kltrans.model.launch.grid_dim`). ``binds``
+    (``{parameter: size}``, the ``binds`` facts): the loop bound's parameter carries that
+    size of the contract."""
     gd, block = grid_dim(contract), block_dim(contract)
     n = norm(site.text("N"))
     if not gd.covers:
         return None, gd.reason + ": cannot tell which grid gives every element a thread"
     p = bound_param(site)
+    size = (binds or {}).get(p) if p is not None else None
+    if size is not None and gd.counts(size):
+        p = size  # the contract names the size the parameter carries
     if not gd.counts(n) and (p is None or not gd.counts(p)):
         return None, (f"grid={gd.text} covers {gd.count}, not the loop bound {n}: cannot tell "
                       f"which grid gives every element a thread")
@@ -463,7 +468,7 @@ def check_covering_grid(site, ctx) -> Verdict:
     c, why = contract_of(site)
     if c is None:
         return Verdict.no(why)
-    g, why = uncapped_grid(site, c)
+    g, why = uncapped_grid(site, c, ctx.bindings)
     return Verdict.yes(why) if g is not None else Verdict.no(why)
 
 
@@ -511,6 +516,7 @@ class OnePerThread(Pass):
     kind = "simplify"
     inverse = "grid-stride"
     anchor = Rule(any=(LOOP, FOLD_END))
+    drop_dead = True  # a stride local only the loop read (`int stride = blockDim.x * ...`)
     preconditions = (
         Precondition("grid-stride-loop", "layout",
                      "a loop from the global thread index by blockDim.x * gridDim.x whose index "
@@ -561,7 +567,7 @@ class OnePerThread(Pass):
             got = _fold(site, ctx)
             return contract.with_(grid=(header_expr(
                 f"ceil_div({got['fold'].bound}, {block_dim(contract).text})"),))
-        g, _ = uncapped_grid(site, contract)
+        g, _ = uncapped_grid(site, contract, ctx.bindings)
         return contract if g is None else contract.with_(grid=(g,))
 
     def inverse_for(self, site, ctx):

@@ -457,16 +457,16 @@ def _parse_priv(site):
         return None, (f"the kernel does not end with __syncthreads() and a loop merging {s} "
                       "into the global bins")
     mm = re.fullmatch(r"for\(int (\w+)=threadIdx.x;\1<(.+?);\1\+=blockDim.x\)\{(.*)\}",
-                      squash(unit.text(merge)))
+                      squash(unit.text(merge))) or \
+        re.fullmatch(r"for\(int (\w+)=threadIdx.x;\1<(.+?);\1\+=blockDim.x\)(.*)",
+                     squash(unit.text(merge)))
     if mm is None:
         return None, f"the last loop is not a block-strided merge of {s}"
     k2, nb, inner = mm.groups()
     r, rr, total = 1, "", ""
-    one = re.fullmatch(rf"if\({s}\[{k2}\]\)\{{atomicAdd\((&(\w+)\[{k2}\]|(\w+)\+{k2}),{s}\[{k2}\]\);\}}",
-                       inner)
+    one = _plain_merge(inner, s, k2, value_class(ty, fn) == "unsigned")
     if one:
-        b = one.group(2) or one.group(3)
-        style = "subscript" if one.group(2) else "offset"
+        b, style = one
     else:
         many = re.fullmatch(
             rf"{re.escape(ty)} (\w+)=\w+;for\(int (\w+)=0;\2<(\d+);\+\+\2\)\{{\1\+={s}\[{k2}\*(\d+)"
@@ -481,6 +481,25 @@ def _parse_priv(site):
     if squash(want) != total_n:
         return None, f"{s} has {total_n} counters, not {want} (bins x copies)"
     return _Priv(decl, zero, sync1, sync2, merge, s, ty, nb, r, b, style, k, rr, total), None
+
+
+def _plain_merge(inner: str, s: str, k: str, unsigned: bool) -> tuple[str, str] | None:
+    """(global array, address style) when ``inner`` (a merge loop's body, blanks
+    squashed) adds bin ``s[k]`` to ``G[k]`` with one atomicAdd: read directly or through a
+    local copy (``uint c = s[k];``), under no test or a test that it is not zero (``c``,
+    ``c != 0``, ``0 != c``; ``c > 0`` for an unsigned count), braced or not."""
+    v = rf"{re.escape(s)}\[{re.escape(k)}\]"
+    copy = re.fullmatch(rf"(?:const )?[\w ]+? (\w+)={v};(.*)", inner)
+    if copy:
+        v, inner = re.escape(copy.group(1)), copy.group(2)
+    zero = r"0[uU]?[lL]{0,2}"
+    tests = [v, rf"{v}!={zero}", rf"{zero}!={v}"] + ([rf"{v}>{zero}", rf"{zero}<{v}"]
+                                                    if unsigned else [])
+    m = re.fullmatch(rf"(?:if\((?:{'|'.join(tests)})\))?\{{?atomicAdd\((&(\w+)\[{re.escape(k)}\]|"
+                     rf"(\w+)\+{re.escape(k)}),{v}\);\}}?", inner)
+    if m is None:
+        return None
+    return (m.group(2), "subscript") if m.group(2) else (m.group(3), "offset")
 
 
 def _updates(site, pv):
@@ -634,8 +653,11 @@ class GlobalAtomics(Pass):
                 atomicAdd(&bins[v], 1u);
         ...
 
-    The replicated form (``s_bins[NB * R]``, updates at ``v * R + threadIdx.x % R``, a
-    merge summing the R copies) is recognized too, and the update goes back to ``v``.
+    The merge may read a bin through a local copy and add it under no test or a test that
+    it is not zero (``if (c)``, ``c != 0``; ``c > 0`` only for unsigned counts: a signed
+    bin below zero would be left out), the zeroing loop braced or not. The replicated form
+    (``s_bins[NB * R]``, updates at ``v * R + threadIdx.x % R``, a merge summing the R
+    copies) is recognized too, and the update goes back to ``v``.
 
     Preconditions: privatized-shape (layout: a ``__shared__`` array of the kernel body,
     zeroed by a block-strided loop and ``__syncthreads()`` right after its declaration,

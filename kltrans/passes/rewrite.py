@@ -525,6 +525,25 @@ def contract_of(site):
     return c, None
 
 
+def header_block(site) -> tuple:
+    """(the site's kernel's ``// kltrans: launch`` header contract, its block's extents as
+    integers) or (None, why): what a pass that rewrites the header's block or
+    instantiation reads first."""
+    from kltrans.syntax.contract import ContractError, contracts, evaluate
+
+    fn = site.function
+    try:
+        c = contracts(site.unit).get(fn.name)
+    except ContractError as e:
+        return None, f"the launch contract cannot be read: {e}"
+    if c is None or c.source != "header":
+        return None, f"{fn.name} has no `// kltrans: launch` header line to rewrite"
+    try:
+        return c, tuple(evaluate(e, dict(c.constants)) for e in c.block)
+    except (ContractError, ValueError, ZeroDivisionError):
+        return None, f"the block {', '.join(c.block)} has no constant value"
+
+
 def call_parts(expr: str, names=("ceil_div", "CEIL_DIV")):
     """(function name, [argument texts]) when ``expr`` is a call of one of ``names``."""
     s = expr.strip()
