@@ -30,10 +30,10 @@ from typing import TYPE_CHECKING
 from kltrans.model.block import same_effects
 from kltrans.model.collectives import collectives
 from kltrans.model.effects import draws
-from kltrans.model.grid import bind_sizes, same_grid_effects
+from kltrans.model.grid import bind_sizes, launch_dims, same_grid_effects
 from kltrans.model.launch import block_dim, same_launch
 from kltrans.model.mechanisms import mechanism_kinds
-from kltrans.model.values import spent
+from kltrans.model.values import Unsupported, spent
 from kltrans.syntax.contract import contracts
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -61,6 +61,22 @@ def _small(launches: list[dict], fixed: dict, binds: dict | None = None) -> list
     for ints, v in zip(launches, GRID_SIZES * len(launches)):
         out.append(bind_sizes({k: (x if "." in k or k in fixed else v)
                                for k, x in ints.items() if k not in sizes}, binds))
+    return out
+
+
+def _at_launch(unit: "Unit", fn, ints: dict) -> dict:
+    """``ints`` with the grid the launch contract gives at those sizes (the drawn one where
+    it cannot be read), the block's index taken modulo it: one block then takes the turns
+    of a grid-strided loop it takes when launched (a block per row over ``grid=rows`` runs
+    one row, not the dozens a drawn grid of 2 to 8 blocks would give it)."""
+    try:
+        grid, _ = launch_dims(unit, fn, ints)
+    except Unsupported:
+        return ints
+    out = dict(ints)
+    for axis, g in zip("xyz", grid):
+        out[f"gridDim.{axis}"] = g
+        out[f"blockIdx.{axis}"] = ints.get(f"blockIdx.{axis}", 0) % g
     return out
 
 
@@ -109,7 +125,8 @@ def _same_model(a, b, kernel, fixed, mechanisms, same_kinds, binds) -> tuple[boo
     launches = check_launches(fn, size if isinstance(size, int) else None, fixed, binds=binds)
     why = "no block size"
     if isinstance(size, int):
-        ok, why = same_effects(a, b, kernel, launches, size, same_kinds)
+        ok, why = same_effects(a, b, kernel, [_at_launch(b, fn, x) for x in launches], size,
+                               same_kinds)
         if ok or not same_kinds:
             return ok, why
     kinds = [{(c.scope, c.kind) for c in collectives(u) if c.scope != "thread"}

@@ -184,3 +184,33 @@ def test_an_answer_the_time_budget_cut_short_is_not_remembered():
     assert not ok and "time budget" in why
     ok, why = same_model(a, b, "k")
     assert ok, why
+
+
+def test_a_block_is_compared_at_the_grid_its_launch_gives():
+    """The block machine runs one block at the launch contract's grid for the drawn sizes
+    (``grid=rows``: one row per block), not at a drawn grid of a few blocks, which would
+    give a block of a grid-strided row loop dozens of rows to run."""
+    from kltrans.model.equivalence import _at_launch
+
+    src = ("// kltrans: launch row_scale grid=rows block=128\n"
+           "__global__ void row_scale(const float* x, float* y, int rows, int cols) {\n"
+           "  for (int r = blockIdx.x; r < rows; r += gridDim.x)\n"
+           "    for (int c = threadIdx.x; c < cols; c += blockDim.x)\n"
+           "      y[r * cols + c] = 2.0f * x[r * cols + c];\n}\n")
+    u = parse(src, "rows.cu")
+    fn = u.kernels()[0]
+    for ints in check_launches(fn, 128):
+        at = _at_launch(u, fn, ints)
+        assert at["gridDim.x"] == ints["rows"] and 0 <= at["blockIdx.x"] < at["gridDim.x"]
+        assert ints["gridDim.x"] < 9  # the drawn grid it replaces
+    # ok: a contract that cannot be read at these sizes keeps the drawn grid
+    bad = parse(src.replace("grid=rows", "grid=ceil_div(m, 4)"), "bad.cu")
+    ints = check_launches(bad.kernels()[0], 128)[0]
+    assert _at_launch(bad, bad.kernels()[0], ints) == ints
+    # the comparison runs at that grid: launched with one block per row, a row loop over
+    # the grid and a block that does its own row only are one program (at a drawn grid
+    # of 2 to 8 blocks the loop would also do rows the other leaves alone)
+    one = src.replace("  for (int r = blockIdx.x; r < rows; r += gridDim.x)\n",
+                      "  int r = blockIdx.x;\n")
+    ok, why = same_model(u, parse(one, "one.cu"), "row_scale")
+    assert ok, why
