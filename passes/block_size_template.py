@@ -240,6 +240,9 @@ class TemplateBlockSize(Pass):
 
     def rewrite(self, site, ctx):
         u, fn = site.unit, site.function
+        c, why = _contract(site)
+        if c is None or fn.extern_c:  # (forced past launch or linkage)
+            raise SkipSite(why if c is None else "a kernel with C linkage cannot be a template")
         name = self.name_for(site)
         edits = [Edit(n.start_byte, n.end_byte, name) for n in _blockdim_reads(site)]
         if fn.template_node is not None:
@@ -254,7 +257,7 @@ class TemplateBlockSize(Pass):
     def update_contract(self, contract, site, ctx):
         c, x = _contract(site)
         if c is None:
-            raise SkipSite(x)
+            return contract
         return contract.with_(template_args=tuple(contract.template_args) + (str(x),))
 
     def inverse_for(self, site, ctx):
@@ -309,9 +312,9 @@ class RuntimeBlockSize(Pass):
         return edits
 
     def update_contract(self, contract, site, ctx):
-        k, why = _param(site)
+        k, _ = _param(site)
         if k is None:
-            raise SkipSite(why)
+            return contract
         args = tuple(a for i, a in enumerate(contract.template_args) if i != k)
         return contract.with_(template_args=args)
 
