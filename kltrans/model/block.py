@@ -594,9 +594,7 @@ def same_effects(a: "Unit", b: "Unit", kernel: str, launches: list[dict],
         for u in (a, b):
             fn = next(f for f in u.kernels() if f.name == kernel)
             try:
-                res = remembered(("block", bytes(u.source), kernel,
-                                  tuple(sorted(ints.items())), size),
-                                 lambda: _block_results(u, fn, ints, size, kernel))
+                res = _block_results(u, fn, ints, size, kernel)
             except OutOfTime as e:
                 return False, f"the block machine cannot run {kernel}: {e}"
             if isinstance(res, str):
@@ -637,22 +635,6 @@ def results(fx: BlockEffects, keep_shared: bool = True) -> tuple[dict, dict]:
     return ({k: normal(fold(k[2], v), memo) for k, v in folds.items()},
             {k: normal(v, memo) for k, v in fx.stores.items()
              if (keep_shared or not k[0].startswith("shared")) and k not in atomic})
-
-
-#: what one side of a comparison did, by its source, kernel and launch: the explanation
-#: search compares many candidates with one B, and a meet-in-the-middle pair shares sides
-_RESULTS: dict = {}
-_MAX_RESULTS = 64
-
-
-def remembered(key: tuple, compute):
-    """``compute()``, remembered under ``key`` (a run stopped by the time budget is not)."""
-    if key not in _RESULTS:
-        if len(_RESULTS) >= _MAX_RESULTS:
-            _RESULTS.pop(next(iter(_RESULTS)))
-        _RESULTS[key] = compute()
-    return _RESULTS[key]
-
 
 # ------------------------------------------------------------------- comparison
 
@@ -767,5 +749,5 @@ def fold(op: str, values: list):
 
 
 __all__ = ["GROUP_MAKERS", "Block", "BlockEffects", "LeaderFold", "accessors", "fold",
-           "leader_fold", "normal", "region_start", "remembered", "results", "same_effects",
+           "leader_fold", "normal", "region_start", "results", "same_effects",
            "sync_holders"]

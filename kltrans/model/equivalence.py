@@ -33,7 +33,7 @@ from kltrans.model.effects import draws
 from kltrans.model.grid import bind_sizes, launch_dims, same_grid_effects
 from kltrans.model.launch import block_dim, same_launch
 from kltrans.model.mechanisms import mechanism_kinds
-from kltrans.model.values import Unsupported, spent
+from kltrans.model.values import Memo, Unsupported
 from kltrans.syntax.contract import contracts
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -82,8 +82,7 @@ def _at_launch(unit: "Unit", fn, ints: dict) -> dict:
 
 #: answers of :func:`same_model` by the two sources and the question: a search meets the
 #: same pair of programs many times, and a block run of hundreds of threads is slow
-_ANSWERS: dict = {}
-_MAX_ANSWERS = 4096
+_ANSWERS = Memo(4096)
 
 
 def same_model(a: "Unit", b: "Unit", kernel: str, fixed: dict | None = None,
@@ -98,14 +97,8 @@ def same_model(a: "Unit", b: "Unit", kernel: str, fixed: dict | None = None,
     and the question."""
     key = (bytes(a.source), bytes(b.source), kernel, tuple(sorted((fixed or {}).items())),
            mechanisms, same_kinds, tuple(sorted((binds or {}).items())))
-    if key in _ANSWERS:
-        return _ANSWERS[key]
-    got = _same_model(a, b, kernel, fixed, mechanisms, same_kinds, binds)
-    if not spent():  # an answer the time budget cut short is not remembered
-        if len(_ANSWERS) >= _MAX_ANSWERS:
-            _ANSWERS.clear()
-        _ANSWERS[key] = got
-    return got
+    return _ANSWERS.get(key, lambda: _same_model(a, b, kernel, fixed, mechanisms,
+                                                 same_kinds, binds))
 
 
 def _same_model(a, b, kernel, fixed, mechanisms, same_kinds, binds) -> tuple[bool, str]:

@@ -16,10 +16,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from kltrans.model.block import (Block, BlockEffects, fold, normal, region_start, remembered,
+from kltrans.model.block import (Block, BlockEffects, fold, normal, region_start,
                                  results)
 from kltrans.model.effects import Term, Unsupported
-from kltrans.model.values import OutOfTime, spent
+from kltrans.model.values import Memo, OutOfTime
 from kltrans.syntax.contract import ContractError, contracts, evaluate, file_constants
 from kltrans.syntax.unit import Unit
 
@@ -165,9 +165,7 @@ def same_grid_effects(a: "Unit", b: "Unit", kernel: str, launches: list[dict]
             if fn is None or fn.body is None:
                 return False, f"no kernel {kernel}"
             try:
-                ok, res = remembered(("grid", bytes(u.source), kernel,
-                                      tuple(sorted(ints.items()))),
-                                     lambda: _grid_results(u, fn, ints))
+                ok, res = _grid_results(u, fn, ints)
             except OutOfTime as e:
                 return False, f"the grid cannot be run: {e}"
             if ok is not True:
@@ -262,7 +260,7 @@ def _blocks(unit: "Unit", fn: "Function", ints: dict) -> int:
     return g[0] * g[1] * g[2]
 
 
-_SAME: dict = {}  # (sources, path, kernel, launches) -> same_grid_effects's answer
+_SAME = Memo(256)  # (sources, path, kernel, launches) -> same_grid_effects's answer
 
 
 def same_grid_results(a: "Unit", b: "Unit", kernel: str, launches: list[dict]
@@ -273,17 +271,13 @@ def same_grid_results(a: "Unit", b: "Unit", kernel: str, launches: list[dict]
     except an answer the time budget cut short."""
     key = (a.source, b.source, a.path, kernel,
            tuple(tuple(sorted(x.items())) for x in launches))
-    if key in _SAME:
-        return _SAME[key]
-    try:
-        got = same_grid_effects(a, b, kernel, launches)
-    except (Unsupported, RecursionError) as e:
-        got = None, f"the grid machine cannot run it: {e}"
-    if not spent():
-        if len(_SAME) >= 256:
-            _SAME.pop(next(iter(_SAME)))
-        _SAME[key] = got
-    return got
+
+    def compute():
+        try:
+            return same_grid_effects(a, b, kernel, launches)
+        except (Unsupported, RecursionError) as e:
+            return None, f"the grid machine cannot run it: {e}"
+    return _SAME.get(key, compute)
 
 
 def _loads(t):

@@ -66,6 +66,27 @@ def spent() -> bool:
     return _DEADLINE[0] is not None and time.perf_counter() > _DEADLINE[0]
 
 
+class Memo:
+    """A bounded per-process table of answers by key (oldest out first). An answer
+    computed after the time budget in force ran out may be a stopped run's, so it is
+    returned but not kept."""
+
+    def __init__(self, limit: int):
+        self.limit = limit
+        self.table: dict = {}
+
+    def get(self, key, compute):
+        """The answer kept under ``key``, else ``compute()`` (kept unless :func:`spent`)."""
+        if key in self.table:
+            return self.table[key]
+        got = compute()
+        if not spent():
+            if len(self.table) >= self.limit:
+                self.table.pop(next(iter(self.table)))
+            self.table[key] = got
+        return got
+
+
 def check_budget() -> None:
     """Called by the machines for every statement they run: the first call under a new
     budget and every 4096th after it look at the clock."""
