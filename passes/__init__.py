@@ -21,6 +21,8 @@ CATALOGUE = {
     "load-one-value": "passes.grid_accumulate:LoadOneValue",
     "shuffle-reduce": "passes.cg_reduce:ShuffleReduce",
     "stage-shared": "passes.stage_shared:StageShared",
+    "shared-cache": "passes.shared_cache:SharedCache",
+    "drop-shared-cache": "passes.shared_cache:DropSharedCache",
     "unstage-shared": "passes.stage_shared:UnstageShared",
     "unroll-last-warp": "passes.last_warp:UnrollLastWarp",
     "roll-last-warp": "passes.last_warp:RollLastWarp",
