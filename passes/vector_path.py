@@ -31,7 +31,7 @@ from kltrans.model.loops import loop_fact
 from kltrans.passes import Choice, Pass, Precondition, option
 from kltrans.passes.manager import SkipSite
 from kltrans.passes.rewrite import (declared_names, fresh_numbered, indent_of, indent_step,
-                                    shift, splice, statements, unshift)
+                                    norm, shift, splice, statements, unshift)
 from kltrans.syntax import Edit
 from kltrans.syntax.cuda import subscript_index
 from kltrans.syntax.unit import Unit
@@ -83,17 +83,39 @@ def _launches(site) -> list[dict]:
     return sized_launches(site.unit, site.function, (CHECK_SIZE,), GRID_SIZE)
 
 
+def _group(site) -> list:
+    """The versioned ifs of the kernel that test what the site's if tests (the same
+    condition, in names the kernel never assigns after declaring them): one version of the
+    code, whose paths go together (a row loaded as float4 lanes into registers by one if
+    and stored from them by another keeps the registers in the vector layout between)."""
+    def find(u):
+        fn, cond = site.function, site.node.child_by_field_name("condition")
+        key = norm(u.text(cond))
+        names = {u.text(x) for x in u.walk(cond) if x.type == "identifier"}
+        for x in u.walk(fn.body):
+            if x.type in ("assignment_expression", "update_expression"):
+                t = x.child_by_field_name("left") or x.child_by_field_name("argument")
+                if t is not None and u.text(t) in names:
+                    return [site.node]
+        return [n for n in u.walk(fn.body) if n.type == "if_statement" and
+                norm(u.text(n.child_by_field_name("condition"))) == key and
+                isinstance(_branches(site, n), tuple)] or [site.node]
+    return site.unit.memo(f"vector_path.group.{site.node.start_byte}", find)
+
+
 def _with(site, path) -> Unit:
-    """The unit with the site's if replaced by its branch ``path`` (0: then, 1: else) and
-    every other versioned if of the kernel by its vector path (taken at the check sizes)."""
+    """The unit with the ifs of the site's version (:func:`_group`) replaced by their
+    branch ``path`` (0: then, 1: else) and every other versioned if of the kernel by its
+    vector path (taken at the check sizes)."""
     unit, reps = site.unit, []
+    group = {n.id for n in _group(site)}
     for n in unit.walk(site.function.body):
         if n.type != "if_statement":
             continue
         got = _branches(site, n)
         if isinstance(got, tuple):
             reps.append((n.start_byte, n.end_byte,
-                         "{" + unit.text(got[path if n == site.node else 0]) + "}"))
+                         "{" + unit.text(got[path if n.id in group else 0]) + "}"))
     reps = [r for r in reps if not any(o[0] < r[0] and r[1] <= o[1] for o in reps)]
     return Unit(splice(unit, unit.root, reps).encode(), unit.path)
 
@@ -356,6 +378,21 @@ class VectorPath(Pass):
         return ScalarPath()
 
 
+def _scalar(site, n) -> str:
+    """The else-branch of versioned if ``n`` as the text in its place (unbraced when its
+    names do not clash)."""
+    unit, body = site.unit, _branches(site, n)[1]
+    ind = indent_of(unit, n.start_byte)
+    if body.type != "compound_statement":
+        return unit.text(body)
+    mine, around = _top_names(unit, body), _top_names(unit, n.parent)
+    stmts = statements(body)
+    if mine & around or not stmts:
+        return unit.text(body)
+    inner = unit.text((stmts[0].start_byte, stmts[-1].end_byte))
+    return shift(unshift(inner, indent_of(unit, stmts[0].start_byte)), ind)
+
+
 def _top_names(unit, block) -> set:
     """The names the declarations directly in ``block`` declare (its own scope)."""
     return {nm for s in block.named_children if s.type == "declaration"
@@ -376,11 +413,14 @@ class ScalarPath(Pass):
 
     After ``scalar-path``: the else-branch in the if's place (unbraced when its names do not
     clash), and the declarations only the vector path read (its views and counts) gone.
+    Versioned ifs that test the same condition (in names the kernel never assigns) are one
+    version and go together: a row loaded into registers as float4 lanes by one and stored
+    from them by another keeps the vector layout in between.
 
     Preconditions: versioned (``if (C) A else B``: A moves memory through a vector view,
     B does not), same-results (the grid machine runs the kernel with A and with B in the
-    if's place, at sizes that are multiples of 16 -- two for the sizes of the grid -- and
-    sees the same stores).
+    place of every if of the version, at sizes that are multiples of 16 -- two for the
+    sizes of the grid -- and sees the same stores).
 
     Options: none (``inverse_for`` gives ``vector-path{align=check}``).
     """
@@ -401,19 +441,9 @@ class ScalarPath(Pass):
         got = _branches(site)
         if isinstance(got, str):
             raise SkipSite(got)
-        unit, body = site.unit, got[1]
-        ind = indent_of(unit, site.node.start_byte)
-        if body.type != "compound_statement":
-            text = unit.text(body)
-        else:
-            mine, around = _top_names(unit, body), _top_names(unit, site.node.parent)
-            stmts = statements(body)
-            if mine & around or not stmts:
-                text = unit.text(body)
-            else:
-                inner = unit.text((stmts[0].start_byte, stmts[-1].end_byte))
-                text = shift(unshift(inner, indent_of(unit, stmts[0].start_byte)), ind)
-        return [Edit(site.node.start_byte, site.node.end_byte, text)]
+        group = _group(site)
+        group = [n for n in group if not any(o.id != n.id and _inside(n, o) for o in group)]
+        return [Edit(n.start_byte, n.end_byte, _scalar(site, n)) for n in group]
 
     def inverse_for(self, site, ctx):
         return VectorPath(align="check")

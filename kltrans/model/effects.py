@@ -100,6 +100,18 @@ def function_macros(unit: "Unit") -> dict:
     return unit.memo("model.function_macros", find)
 
 
+
+def _selected(name: str, cond: Term, a, b):
+    """``a`` where both branches of a value-dependent if leave the same, else
+    ``select(cond, a, b)``; anything but numbers on either side is :class:`Unsupported`."""
+    if a is b or (type(a) is type(b) and not isinstance(a, Agg) and a == b):
+        return a
+    if a is None or b is None or not all(isinstance(v, (int, float, Term)) for v in (a, b)):
+        raise Unsupported(f"{name} set to a value of another kind under an if that "
+                          f"depends on a value")
+    return Term("select", cond, *(Term("num", float(v)) if not isinstance(v, Term) else v
+                                  for v in (a, b)))
+
 class Machine:
     """Runs statements of ``fn`` for one thread of a launch (see the module doc)."""
 
@@ -201,15 +213,11 @@ class Machine:
             self.selecting -= 1
         for k, c in cells.items():
             a, b = outs[0][k], outs[1][k]
-            if a is b or (type(a) is type(b) and not isinstance(a, Agg) and a == b):
-                c.value = a
+            if isinstance(a, Agg) and isinstance(b, Agg) and a.type == b.type and \
+                    len(a.slots) == len(b.slots):   # a local array or vector: per element
+                c.value = Agg(a.type, [_selected(k, cond, x, y) for x, y in zip(a.slots, b.slots)])
                 continue
-            if a is None or b is None or not all(isinstance(v, (int, float, Term))
-                                                 for v in (a, b)):
-                raise Unsupported(f"{k} set to a value of another kind under an if that "
-                                  f"depends on a value")
-            c.value = Term("select", cond, *(Term("num", float(v)) if not isinstance(v, Term)
-                                             else v for v in (a, b)))
+            c.value = _selected(k, cond, a, b)
 
     def pure(self, n, env):
         """The value of expression ``n`` evaluated as a side of a select: a store, a call

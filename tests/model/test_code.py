@@ -77,6 +77,29 @@ __global__ void k(const float* x, float* y, int n) {
     assert fx.stores[("y", 0)].op == "select"
 
 
+def test_an_if_on_a_value_that_sets_elements_of_a_local_array_selects_each_element():
+    """A register row rescaled under a value-dependent test (``if (m != -INFINITY)``):
+    each element becomes a select, the ones the branch leaves alone stay (this raised
+    "set to a value of another kind" before)."""
+    _, fx = _run("""
+__global__ void k(const float* x, float* y, int n) {
+    float v[3];
+    v[0] = x[0];
+    v[1] = x[1];
+    v[2] = x[2];
+    if (v[0] > v[1]) {
+        v[0] = v[1];
+        v[2] = 2.0f;
+    }
+    y[0] = v[0];
+    y[1] = v[1];
+    y[2] = v[2];
+}
+""")
+    assert fx.stores[("y", 0)].op == "select" and fx.stores[("y", 2)].op == "select"
+    assert fx.stores[("y", 1)].op == "load"
+
+
 def test_what_the_walk_refused_is_still_refused_with_its_reason():
     with pytest.raises(Unsupported, match="a loop condition that depends on a value"):
         _run("""
