@@ -16,8 +16,11 @@ result is rarely the next version token for token, nor always the same machine c
    inputs, up to reassociation (the caller's gate decides whether that is allowed).
 
 :func:`check_launches` gives the launches: each integer parameter a size drawn per
-launch (:func:`kltrans.model.effects.draws`), the known ones (``fixed``) kept; the grid
-is run at small sizes (:data:`GRID_SIZES`), where a whole 2-D launch fits the machine.
+launch (:func:`kltrans.model.effects.draws`), the known ones (``fixed``) kept; an inner
+size of both kernels (:func:`inner_sizes`: a bound of counted loops only, named by no
+launch extent, such as a matrix product's k) takes a small value (:data:`INNER`), since
+every thread of the block runs its loop; the grid is run at small sizes
+(:data:`GRID_SIZES`), where a whole 2-D launch fits the machine.
 
 Layering: :mod:`kltrans.model.block`, :mod:`kltrans.model.grid`, :mod:`kltrans.model.launch`,
 :mod:`kltrans.model.mechanisms`, :mod:`kltrans.syntax`.
@@ -25,6 +28,7 @@ Layering: :mod:`kltrans.model.block`, :mod:`kltrans.model.grid`, :mod:`kltrans.m
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
 from kltrans.model.block import same_effects
@@ -32,12 +36,15 @@ from kltrans.model.collectives import collectives
 from kltrans.model.effects import draws
 from kltrans.model.grid import bind_sizes, launch_dims, same_grid_effects
 from kltrans.model.launch import block_dim, same_launch
+from kltrans.model.loops import loops
 from kltrans.model.mechanisms import mechanism_kinds
 from kltrans.model.values import Memo, Unsupported
 from kltrans.syntax.contract import contracts
 
 if TYPE_CHECKING:  # pragma: no cover
     from kltrans.syntax.unit import Unit
+
+_WORD = re.compile(r"[A-Za-z_]\w*")
 
 #: the sizes of the grid runs: every integer parameter not fixed, at each launch
 GRID_SIZES = (37, 70)
@@ -52,6 +59,37 @@ def check_launches(fn, size: int | None, fixed: dict | None = None, count: int =
     for ints in out:
         ints.update(fixed or {})
         bind_sizes(ints, binds)
+    return out
+
+
+#: the values an inner size (:func:`inner_sizes`) takes at the block machine's launches:
+#: past a tile of 64 and a partial one, with other remainders modulo 16
+INNER = (67, 88)
+
+
+def inner_sizes(units, kernel: str, contract, binds: dict | None = None) -> set:
+    """The integer parameters of ``kernel`` that are *inner* sizes in every unit: bounds of
+    counted loops only (the k loop of a matrix product, a thread-per-row kernel's column
+    loop), named by no extent of the launch (directly or through ``binds``). The block
+    machine draws them small: past a few tiles, a larger one adds loop turns to every
+    thread and no case; sizes that size the grid or that threads stride over keep their
+    draws."""
+    named = set()
+    if contract is not None:
+        for text in (*contract.grid, *contract.block, contract.smem):
+            named |= set(_WORD.findall(text))
+    fns = [next((f for f in u.kernels() if f.name == kernel), None) for u in units]
+    if any(f is None or f.body is None for f in fns):
+        return set()
+    out = set()
+    for p in fns[-1].params:
+        if not p.name or p.pointer or p.name in named or (binds or {}).get(p.name) in named:
+            continue
+        kinds = [lf.kind for u, f in zip(units, fns) for lf in loops(u, f)
+                 if lf.loop is not None and lf.loop.bound is not None
+                 and p.name in lf.loop.bound.free_symbols()]
+        if kinds and all(k == "counted" for k in kinds):
+            out.add(p.name)
     return out
 
 
@@ -116,6 +154,11 @@ def _same_model(a, b, kernel, fixed, mechanisms, same_kinds, binds) -> tuple[boo
     c = contracts(b).get(kernel)
     size = block_dim(c).value if c is not None else None
     launches = check_launches(fn, size if isinstance(size, int) else None, fixed, binds=binds)
+    for k, ints in enumerate(launches):
+        for p in inner_sizes((a, b), kernel, c, binds) - set(fixed):
+            ints[p] = INNER[k % len(INNER)]
+            if (binds or {}).get(p) in ints:
+                ints[binds[p]] = ints[p]
     why = "no block size"
     if isinstance(size, int):
         ok, why = same_effects(a, b, kernel, [_at_launch(b, fn, x) for x in launches], size,

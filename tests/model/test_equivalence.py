@@ -214,3 +214,33 @@ def test_a_block_is_compared_at_the_grid_its_launch_gives():
                       "  int r = blockIdx.x;\n")
     ok, why = same_model(u, parse(one, "one.cu"), "row_scale")
     assert ok, why
+
+
+def test_inner_sizes_are_counted_loop_bounds_no_launch_extent_names():
+    """The k of a matrix product is drawn small on the block machine (every thread of a
+    1024-thread block runs its loop); M and N size the grid and keep their draws, and a
+    column count threads stride over is not inner."""
+    from kltrans.model.equivalence import inner_sizes
+    from kltrans.syntax.contract import contracts
+
+    for name, version, want in (("sgemm-steps", "v0_naive.cu", {"K"}),
+                                ("sgemm-steps", "v1_coalesced.cu", {"K"}),
+                                ("softmax-cg", "v1_warp_tile.cu", set())):
+        u = _wild(name, version)
+        k = u.kernels()[0].name
+        assert inner_sizes((u,), k, contracts(u).get(k)) == want, (name, version)
+    a, b = _wild("softmax-cg", "v0_naive.cu"), _wild("softmax-cg", "v1_warp_tile.cu")
+    # inner in the thread-per-row kernel, strided by the warps of the other: not inner
+    assert inner_sizes((a,), a.kernels()[0].name, contracts(a).get(a.kernels()[0].name),
+                       {"numCols": "cols"}) == {"numCols"}
+
+
+def test_refused_a_k_loop_one_short_is_another_program_at_the_inner_sizes():
+    src = open(os.path.join(WILD, "sgemm-steps", "v0_naive.cu")).read()
+    a = parse(src, "a.cu")
+    short = src.replace("k < K;", "k < K - 1;")
+    assert short != src
+    b = parse(short, "b.cu")
+    kernel = a.kernels()[0].name
+    assert same_model(a, a, kernel)[0]
+    assert not same_model(a, b, kernel)[0]
