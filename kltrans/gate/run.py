@@ -92,6 +92,27 @@ def _instantiation(wl, unit, kernel: str) -> str | None:
     return exprs.pop() if len(exprs) == 1 else None
 
 
+def state_instantiation(source: bytes, kernel: str, fallback: str | None) -> str | None:
+    """The instantiation a rewritten state of a kernel is gated as: the one its launch
+    header names (a rewrite may add a template parameter or drop one, as the block-size
+    passes do), None once the kernel is no template, else ``fallback`` (the variant's)."""
+    from kltrans.syntax.unit import parse
+
+    unit = parse(source, "state.cu")
+    fn = next((f for f in unit.kernels() if f.name == kernel), None)
+    if fn is None:
+        return fallback
+    if not fn.template_params:
+        return None
+    try:
+        c = contracts(unit).get(kernel)
+    except ContractError:
+        c = None
+    if c is not None and c.template_args:
+        return f"{kernel}<{', '.join(c.template_args)}>"
+    return fallback
+
+
 def gate(kernel_file: str, workload: str, kernel: str | None = None, backend: str = "auto",
          stages=STAGES, arch: str | None = None, sizes=None, seeds=None,
          timeout_s: float = 300.0, name_expression: str | None = None,

@@ -124,7 +124,7 @@ def bench_many_task(item: dict) -> dict:
     the worker's context), with ``placement``. ``pair_timeout_s``: each pairing's limit;
     a worker that does not finish keeps what its progress lines report
     (:func:`_bench_many_progress`)."""
-    from kltrans.gate.run import pick_kernel
+    from kltrans.gate.run import pick_kernel, state_instantiation
     from kltrans.gate.worker import run_job
     from kltrans.syntax import parse
     from kltrans.workload.spec import load_workload
@@ -134,8 +134,10 @@ def bench_many_task(item: dict) -> dict:
     def side(src: str, name: str) -> dict:
         path = os.path.join(tempfile.gettempdir(), name or "kernel.cu")  # a name only
         kname, ne = pick_kernel(wl, path, parse(src, path), item.get("kernel"))
+        # each side its own instantiation: a step may add or drop a template parameter
         return {"source": src, "path": path, "kernel": kname,
-                "name_expression": item.get("name_expression") or ne}
+                "name_expression": state_instantiation(src.encode(), kname,
+                                                       item.get("name_expression") or ne)}
 
     results: list = [None] * len(item["bs"])
     bs = []

@@ -345,8 +345,11 @@ def _same_model(back, before, ctx) -> tuple[bool, str]:
 def _gate_item(src: bytes, name: str, opts: WalkOptions, wl, kernel: str, ne, sizes,
                backend: str) -> dict:
     """The plain-data gate task (kltrans.gate.tasks.gate_task) for one state."""
+    from kltrans.gate.run import state_instantiation
+
     return {"source": src.decode("utf-8"), "name": name, "workload": wl.path,
-            "kernel": kernel, "name_expression": ne, "backend": backend,
+            "kernel": kernel, "name_expression": state_instantiation(src, kernel, ne),
+            "backend": backend,
             "stages": ["compile", "correct"], "arch": opts.arch, "sizes": sizes,
             "seeds": list(wl.seeds), "timeout_s": opts.timeout_s,
             "run_timeout_s": opts.run_timeout_s}
@@ -546,9 +549,11 @@ def _walk(opts: WalkOptions, ex: _LazyExecutor) -> dict:
         _say(opts, f"step {step + 1}: {len(cands)} anchor match(es), {len(live)} applicable, "
                    f"{sum(c.accepted for c in live)} to gate")
         if not live:
+            from kltrans.gate.run import state_instantiation
             from kltrans.lineage.naive import mechanisms_left
 
-            left = mechanisms_left(unit, ne, opts.arch or "sm_90")
+            left = mechanisms_left(unit, state_instantiation(unit.source, kernel, ne),
+                                   opts.arch or "sm_90")
             why = "no simplify pass applies" + (
                 f" ({len(cands)} anchor match(es), none with its preconditions holding)"
                 if cands else "")
@@ -582,9 +587,11 @@ def _walk(opts: WalkOptions, ex: _LazyExecutor) -> dict:
         for c in accepted:
             c.resources = _resource_delta(cur_gate.get("resources"), c.resources)
         if not accepted:
+            from kltrans.gate.run import state_instantiation
             from kltrans.lineage.naive import mechanisms_left
 
-            left = mechanisms_left(unit, ne, opts.arch or "sm_90")
+            left = mechanisms_left(unit, state_instantiation(unit.source, kernel, ne),
+                                   opts.arch or "sm_90")
             if not left:  # nothing valid to take and nothing left to take away
                 doc["termination"] = {
                     "kind": "naive",

@@ -341,10 +341,12 @@ def _gate(src: bytes, name: str, wl, kernel: str, ne, sizes, backend, opts,
           stages=("compile", "correct")) -> dict:
     """The requested gate stages on one source (:func:`kltrans.gate.tasks.gate_task`);
     ``ok`` when every one of them ran and passed."""
+    from kltrans.gate.run import state_instantiation
     from kltrans.gate.tasks import gate_task
 
     r = gate_task({"source": src.decode("utf-8"), "name": name, "workload": wl.path,
-                   "kernel": kernel, "name_expression": ne, "backend": backend,
+                   "kernel": kernel, "name_expression": state_instantiation(src, kernel, ne),
+                   "backend": backend,
                    "stages": list(stages), "arch": opts.arch, "sizes": sizes,
                    "seeds": list(wl.seeds), "timeout_s": opts.timeout_s})
     ok = r["fail"] is None and all(any(d["stage"] == st and d["status"] == "pass"
