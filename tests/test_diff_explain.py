@@ -351,3 +351,40 @@ def test_a_search_tries_the_block_sizes_of_its_goal_alone():
     assert get_pass("shrink-block").goal_options(goal) == [{"threads": 256}]
     # ok: a pass whose options the goal does not say tries its domain's values
     assert get_pass("unroll").goal_options(goal) is None
+
+
+def test_an_unroll_pragma_the_compiler_ignores_is_no_mechanism_to_the_model():
+    """A full ``#pragma unroll`` on a shuffle loop of five constant trips compiles to the
+    code the loop gives without it: the model's comparison drops it (softmax-raw v2's
+    butterflies), so share-row's loop without the pragma meets the expert's."""
+    from kltrans.diff.search import _idle_pragmas_dropped
+    from kltrans.model.mechanisms import mechanism_kinds
+
+    path = os.path.join(ROOT, "corpus", "wild", "softmax-raw", "v2_warp_shfl.cu")
+    u = parse(open(path).read(), path)
+    assert "unroll pragma" in mechanism_kinds(u)
+    bare = _idle_pragmas_dropped(u, "sm_90")
+    assert "unroll pragma" not in mechanism_kinds(bare)
+    assert b"#pragma unroll" not in bare.source
+
+
+def test_refused_an_unroll_pragma_that_changes_the_machine_code_stays():
+    src = """// kltrans: launch k grid=ceil_div(n, 128) block=128
+__global__ void k(const float* x, float* y, int n, int m)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    float s = 0.0f;
+#pragma unroll
+    for (int j = 0; j < 200; j++)
+        s += x[(i + j * m) % n] * (float)j;
+    y[i] = s;
+}
+"""
+    from kltrans.diff.search import _idle_pragmas_dropped
+    from kltrans.passes.canonical import same_program
+
+    u = parse(src, "k.cu")
+    bare = parse(src.replace("#pragma unroll\n", ""), "k.cu")
+    assert not same_program(u, bare, "sm_90")[0]   # 200 trips: unrolled only when asked
+    assert _idle_pragmas_dropped(u, "sm_90") is u

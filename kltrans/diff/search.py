@@ -465,6 +465,9 @@ def _explain(a_src, b_src, depth: int = 2, assume: tuple = (), arch: str | None 
             db += 1
             front_b = new_front
     equal, note = "tokens", None
+    am, bm = a, b   # the sides as the model compares them (idle pragmas dropped)
+    if not found and model:
+        am, bm = _idle_pragmas_dropped(a, arch), _idle_pragmas_dropped(b, arch)
     if found and not any(f[0] for f in found):
         # "B gives A under a simplify pass" names no pass that gives B from A: a forward
         # state with B's program spelled otherwise is preferred (forward states only)
@@ -472,7 +475,7 @@ def _explain(a_src, b_src, depth: int = 2, assume: tuple = (), arch: str | None 
             if kind == "machine code" and not code or kind == "model" and not model:
                 continue
             got, why = (_same_program(a, b, fwd, {}, arch, deadline), None) \
-                if kind == "machine code" else _same_model(a, b, fwd, {}, ctx, kernel, deadline)
+                if kind == "machine code" else _same_model(am, bm, fwd, {}, ctx, kernel, deadline)
             if got:
                 found, equal, note = got, kind, why
                 break
@@ -480,10 +483,10 @@ def _explain(a_src, b_src, depth: int = 2, assume: tuple = (), arch: str | None 
         found = _same_program(a, b, fwd, bwd, arch, deadline)
         equal = "machine code"
     if not found and model:
-        found, note = _same_model(a, b, fwd, bwd, ctx, kernel, deadline)
+        found, note = _same_model(am, bm, fwd, bwd, ctx, kernel, deadline)
         equal = "model"
     if not found and model:
-        found, note = _mixed_model(a, b, fwd, bwd, ctx, kernel, deadline, run_pass)
+        found, note = _mixed_model(am, bm, fwd, bwd, ctx, kernel, deadline, run_pass)
     # a chain of simplifications alone may take the whole depth (an expert step that adds
     # two mechanisms, each peeled by its own simplify pass): when nothing above meets, B is
     # peeled further by backward moves alone, and only A itself (its tokens, its machine
@@ -504,7 +507,7 @@ def _explain(a_src, b_src, depth: int = 2, assume: tuple = (), arch: str | None 
         if not found and code:
             found, equal = _same_program(a, b, {}, fresh, arch, deadline), "machine code"
         if not found and model:
-            (found, note), equal = _same_model(a, b, {}, fresh, ctx, kernel, deadline), "model"
+            (found, note), equal = _same_model(am, bm, {}, fresh, ctx, kernel, deadline), "model"
         db += 1
         front_b = new_front
     secs = time.perf_counter() - t0
@@ -637,6 +640,29 @@ def _same_program(a, b, fwd, bwd, arch, deadline) -> list[tuple[list[Step], list
                 steps = [mv.step() for mv, _ in st.chain]
                 return [(steps, [], "forward")] if forward else [([], steps, "inverse")]
     return []
+
+
+def _idle_pragmas_dropped(unit: "Unit", arch: str | None) -> "Unit":
+    """``unit`` without its full ``#pragma unroll`` lines when NVRTC compiles it to the same
+    machine code without them (a loop of a few constant trips the compiler unrolls anyway:
+    the pragma is no mechanism there), else ``unit``. The kernel model compares kinds of
+    mechanism, and an idle pragma would set two spellings of one program apart."""
+    from kltrans.model.mechanisms import mechanism_kinds
+    from kltrans.passes.canonical import same_program
+    from kltrans.syntax.unit import parse
+
+    if "unroll pragma" not in mechanism_kinds(unit):
+        return unit
+    text = unit.source.decode("utf-8", "replace")
+    bare = re.sub(r"^[ \t]*#[ \t]*pragma[ \t]+unroll[ \t]*(//[^\n]*)?\n", "", text,
+                  flags=re.MULTILINE)
+    if bare == text:
+        return unit
+    out = parse(bare, unit.path)
+    try:
+        return out if same_program(out, unit, arch or "sm_90")[0] else unit
+    except Exception:  # no compiler answer: the pragmas stay
+        return unit
 
 
 MODEL_CANDIDATES = 4  # states per side run on the kernel model

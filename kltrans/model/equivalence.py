@@ -95,7 +95,7 @@ def inner_sizes(units, kernel: str, contract, binds: dict | None = None) -> set:
 
 def _small(launches: list[dict], fixed: dict, binds: dict | None = None) -> list[dict]:
     out = []
-    sizes = set((binds or {}).values())
+    sizes = {s for p, s in (binds or {}).items() if s != p}   # binds(rows,rows) binds nothing
     for ints, v in zip(launches, GRID_SIZES * len(launches)):
         out.append(bind_sizes({k: (x if "." in k or k in fixed else v)
                                for k, x in ints.items() if k not in sizes}, binds))
