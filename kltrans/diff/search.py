@@ -475,7 +475,8 @@ def _explain(a_src, b_src, depth: int = 2, assume: tuple = (), arch: str | None 
             if kind == "machine code" and not code or kind == "model" and not model:
                 continue
             got, why = (_same_program(a, b, fwd, {}, arch, deadline), None) \
-                if kind == "machine code" else _same_model(am, bm, fwd, {}, ctx, kernel, deadline)
+                if kind == "machine code" else _same_model(a, b, fwd, {}, ctx, kernel, deadline,
+                                                           (am, bm))
             if got:
                 found, equal, note = got, kind, why
                 break
@@ -483,10 +484,10 @@ def _explain(a_src, b_src, depth: int = 2, assume: tuple = (), arch: str | None 
         found = _same_program(a, b, fwd, bwd, arch, deadline)
         equal = "machine code"
     if not found and model:
-        found, note = _same_model(am, bm, fwd, bwd, ctx, kernel, deadline)
+        found, note = _same_model(a, b, fwd, bwd, ctx, kernel, deadline, (am, bm))
         equal = "model"
     if not found and model:
-        found, note = _mixed_model(am, bm, fwd, bwd, ctx, kernel, deadline, run_pass)
+        found, note = _mixed_model(a, b, fwd, bwd, ctx, kernel, deadline, run_pass, (am, bm))
     # a chain of simplifications alone may take the whole depth (an expert step that adds
     # two mechanisms, each peeled by its own simplify pass): when nothing above meets, B is
     # peeled further by backward moves alone, and only A itself (its tokens, its machine
@@ -507,7 +508,8 @@ def _explain(a_src, b_src, depth: int = 2, assume: tuple = (), arch: str | None 
         if not found and code:
             found, equal = _same_program(a, b, {}, fresh, arch, deadline), "machine code"
         if not found and model:
-            (found, note), equal = _same_model(am, bm, {}, fresh, ctx, kernel, deadline), "model"
+            (found, note), equal = _same_model(a, b, {}, fresh, ctx, kernel, deadline,
+                                               (am, bm)), "model"
         db += 1
         front_b = new_front
     secs = time.perf_counter() - t0
@@ -668,7 +670,7 @@ def _idle_pragmas_dropped(unit: "Unit", arch: str | None) -> "Unit":
 MODEL_CANDIDATES = 4  # states per side run on the kernel model
 
 
-def _same_model(a, b, fwd, bwd, ctx, kernel, deadline
+def _same_model(a, b, fwd, bwd, ctx, kernel, deadline, alt=None
                 ) -> tuple[list[tuple[list[Step], list[Step], str]], str | None]:
     """A forward state that is B's program as the kernel model reads it, or a backward
     state that is A's (:func:`kltrans.model.equivalence.same_model`, mechanisms compared:
@@ -685,23 +687,24 @@ def _same_model(a, b, fwd, bwd, ctx, kernel, deadline
                                           binds=ctx.bindings)[0]:
         return [], None
 
-    for states, goal, forward in ((fwd, b, True), (bwd, a, False)):
+    alt_a, alt_b = alt or (a, b)
+    for states, goal, other, forward in ((fwd, b, alt_b, True), (bwd, a, alt_a, False)):
         names = [f.name for f in goal.kernels()]
         name = kernel if kernel in names else names[0] if len(names) == 1 else None
         if name is None:
             continue
-        want = mechanism_kinds(goal)
+        wants = {mechanism_kinds(goal): goal, mechanism_kinds(other): other}
         key = [(n.type, n.label) for n in _leaves(goal)]
         scored = sorted(
             ((-difflib.SequenceMatcher(None, [(n.type, n.label) for n in _leaves(st.unit)],
                                        key, autojunk=False).ratio(), i, st)
              for i, st in enumerate(states.values())
-             if st.chain and mechanism_kinds(st.unit) == want), key=lambda x: x[:2])
+             if st.chain and mechanism_kinds(st.unit) in wants), key=lambda x: x[:2])
         for _, _, st in scored[:MODEL_CANDIDATES]:
             if deadline is not None and time.perf_counter() > deadline:
                 return [], None
-            ok, why = same_model(st.unit, goal, name, ctx.sizes, mechanisms=True,
-                                 binds=ctx.bindings)
+            ok, why = same_model(st.unit, wants[mechanism_kinds(st.unit)], name, ctx.sizes,
+                                 mechanisms=True, binds=ctx.bindings)
             if ok:
                 steps = [mv.step() for mv, _ in st.chain]
                 return ([(steps, [], "forward")] if forward else [([], steps, "inverse")]), why
@@ -711,7 +714,7 @@ def _same_model(a, b, fwd, bwd, ctx, kernel, deadline
 MIXED_CANDIDATES = 6  # (forward, backward) pairs of states run on the kernel model
 
 
-def _mixed_model(a, b, fwd, bwd, ctx, kernel, deadline, run_pass
+def _mixed_model(a, b, fwd, bwd, ctx, kernel, deadline, run_pass, alt=None
                  ) -> tuple[list[tuple[list[Step], list[Step], str]], str | None]:
     """A forward state and a backward state that are one program as the kernel model reads
     it (the closest few pairs with the same kinds of mechanism, by their tokens): the
@@ -759,6 +762,9 @@ def _mixed_model(a, b, fwd, bwd, ctx, kernel, deadline, run_pass
             tail.append(step)
         else:
             ok, why = same_model(cur, b, name, ctx.sizes, mechanisms=True, binds=ctx.bindings)
+            if not ok and alt is not None and alt[1] is not b:
+                ok, why = same_model(cur, alt[1], name, ctx.sizes, mechanisms=True,
+                                     binds=ctx.bindings)
             if ok:
                 return [([mv.step() for mv, _ in f.chain] + tail,
                          [mv.step() for mv, _ in k.chain], "mixed")], why
