@@ -209,6 +209,23 @@ class _Plan:
     size: str         # the row's length as the launch contract names it
 
 
+def _guarded(node, lp) -> bool:
+    """Whether ``node`` is read only under a test inside the loop's body (an if, a ``?:``,
+    the right of ``&&``/``||``): the cache's store, at the top of the body, would read it
+    where the loop did not."""
+    c, p = node, node.parent
+    while p is not None and p.id != lp.node.id:
+        if p.type == "if_statement" and c.id != (p.child_by_field_name("condition") or c).id:
+            return True
+        if p.type == "conditional_expression" and c.id != p.child_by_field_name("condition").id:
+            return True
+        if p.type == "binary_expression" and p.child_by_field_name("operator").type in \
+                ("&&", "||") and c.id == p.child_by_field_name("right").id:
+            return True
+        c, p = p, p.parent
+    return False
+
+
 def _key(site, lp):
     f = loop_fact(site.unit, lp.node)
     return None if f is None or f.kind not in PRIVATE_KINDS or lp.var is None else \
@@ -235,7 +252,7 @@ def plan(site, ctx) -> "_Plan | str":
                 loop.node.end_byte]
     want = site.pass_.array
     for a in reads(lp):
-        if a.base in written or (want != "auto" and a.base != want):
+        if a.base in written or (want != "auto" and a.base != want) or _guarded(a.node, lp):
             continue
         later = tuple((b.node, s.var) for s in sweeps for b in reads(s) if b.base == a.base
                       and b.index.subs({s.var: Affine.sym(lp.var)}) == a.index)

@@ -81,12 +81,9 @@ def _instantiation(wl, unit, kernel: str) -> str | None:
     launch."""
     if not any(k.name == kernel and k.template_params for k in unit.kernels()):
         return None
-    try:
-        c = contracts(unit).get(kernel)
-    except ContractError:
-        c = None
-    if c is not None and c.template_args:
-        return f"{kernel}<{', '.join(c.template_args)}>"
+    named = _launched_as(unit, kernel)
+    if named:
+        return named
     exprs = {v.get("name_expression") for v in wl.kernels.values()
              if v["kernel"] == kernel and v.get("name_expression")}
     return exprs.pop() if len(exprs) == 1 else None
@@ -104,13 +101,17 @@ def state_instantiation(source: bytes, kernel: str, fallback: str | None) -> str
         return fallback
     if not fn.template_params:
         return None
+    return _launched_as(unit, kernel) or fallback
+
+
+def _launched_as(unit, kernel: str) -> str | None:
+    """The instantiation the launch header names (``// kltrans: launch k<float, 256>``)."""
     try:
         c = contracts(unit).get(kernel)
     except ContractError:
-        c = None
-    if c is not None and c.template_args:
-        return f"{kernel}<{', '.join(c.template_args)}>"
-    return fallback
+        return None
+    return f"{kernel}<{', '.join(c.template_args)}>" if c is not None and c.template_args \
+        else None
 
 
 def gate(kernel_file: str, workload: str, kernel: str | None = None, backend: str = "auto",
