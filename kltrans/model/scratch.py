@@ -33,7 +33,8 @@ access is a store; no access is an update or an atomic.
 loop's variable: the store's ``E`` with the loop's own locals written out (their
 initializers) and earlier reads of the cache replaced in turn, so the three sweeps above
 read ``row[j]``, then ``expf(row[j] - m)``. A value may read only names that no statement
-from its store's loop to the read assigns, and memory the kernel never writes (or, for
+from its store's loop to the read assigns (or passes to a reference parameter of a
+function of the unit), and memory the kernel never writes (or, for
 global memory, that the facts say no written pointer overlaps); calls must be free of
 effects. That the rewritten kernel does the same is for the block machine to check.
 
@@ -189,14 +190,39 @@ def private_caches(unit: "Unit", fn: "Function") -> dict:
 
 def _assigned(unit: "Unit", fn: "Function", names: dict, end: int) -> str | None:
     """A name of ``names`` (``{name: offset}``) assigned or incremented between its
-    offset and ``end``."""
+    offset and ``end``, or passed there to a reference parameter of a function of the
+    unit (which may assign it)."""
+    refs = _reference_params(unit)
     for n in unit.walk(fn.body):
-        if n.type in ("assignment_expression", "update_expression") and n.start_byte < end:
+        if n.start_byte >= end:
+            continue
+        if n.type in ("assignment_expression", "update_expression"):
             t = strip_parens(n.child_by_field_name("left") or n.child_by_field_name("argument"))
             if t is not None and t.type == "identifier" and \
                     names.get(unit.text(t), end) < n.end_byte:
                 return unit.text(t)
+        elif n.type == "call_expression":
+            f, args = n.child_by_field_name("function"), n.child_by_field_name("arguments")
+            ks = refs.get(unit.text(f) if f is not None else "", ())
+            given = [a for a in args.named_children if a.type != "comment"] if args else []
+            for k in ks:
+                t = strip_parens(given[k]) if k < len(given) else None
+                if t is not None and t.type == "identifier" and \
+                        names.get(unit.text(t), end) < n.end_byte:
+                    return unit.text(t)
     return None
+
+
+def _reference_params(unit: "Unit") -> dict:
+    """``{function: positions of its reference parameters}`` for the unit's functions."""
+    def find(u):
+        out: dict = {}
+        for f in u.device_functions():
+            ks = tuple(i for i, p in enumerate(f.params) if p.reference)
+            if ks:
+                out[f.name] = tuple(sorted(set(out.get(f.name, ())) | set(ks)))
+        return out
+    return unit.memo("scratch.reference_params", find)
 
 
 @dataclass
