@@ -238,6 +238,8 @@ def plan(site, ctx) -> "_Plan | str":
     key = _key(site, lp) if lp is not None else None
     if key is None:
         return "not a block- or grid-stride loop"
+    if lp.cond_op != "<" or lp.bound_node is None:
+        return f"the loop's test is not `{lp.var} < N` (the cache holds N elements)"
     sweeps = [loop_of(u, s) for s in site.node.parent.named_children
               if s.start_byte > site.node.start_byte and s.type == "for_statement"]
     sweeps = [s for s in sweeps if s is not None and _key(site, s) == key]
