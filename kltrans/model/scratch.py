@@ -66,8 +66,6 @@ if TYPE_CHECKING:  # pragma: no cover
 #: loops whose iterations two threads of one block never share
 PRIVATE_KINDS = ("block-stride", "grid-stride")
 _MARK = "\x00"   # the loop variable in a value, until a reading loop names it
-_PRIMARY = ("identifier", "number_literal", "subscript_expression", "field_expression",
-            "call_expression", "parenthesized_expression")
 _WRITES = ("write", "readwrite", "atomic")
 
 
@@ -233,7 +231,6 @@ class _Value:
     text: str
     names: dict
     bases: set
-    loop: int   # the storing loop's node id
 
 
 #: float functions whose result is a float whatever their operands
@@ -364,7 +361,7 @@ def _render(unit, fn, node, loop, before, reads, views, want, seen=()) -> "_Valu
                     {k: v for k, v in loc.items() if v is not None})
     if want is not None and _resolve(unit, want) != have:
         text = f"static_cast<{' '.join(w for w in want.split() if w != 'const')}>({text})"
-    return _Value(text, names, bases, loop.node.id)
+    return _Value(text, names, bases)
 
 
 def operand(text: str) -> str:
