@@ -75,6 +75,7 @@ class _Thread(Machine):
         self.ints.update({"threadIdx.x": t % bx, "threadIdx.y": t // bx % by,
                           "threadIdx.z": t // (bx * by)})
         self.block, self.t = block, t
+        self.atomic = False  # inside an atomic's read-modify-write
         self.fx = block.fx
         self.steps, self.depth = 0, 0
 
@@ -94,6 +95,11 @@ class _Thread(Machine):
                 env[name] = MemRef(self, base, 0, 1, None)
             else:
                 env[name] = Cell(Ptr(base, 0, 1, None, tuple(dims[1:])))
+
+    def touched(self, key, write):
+        if key[0].startswith("shared"):
+            self.block.access(self.t, key, "atomic" if self.atomic else
+                              "write" if write else "read")
 
     def _elem(self, base):
         if base in self.block.types:
@@ -134,9 +140,13 @@ class _Thread(Machine):
         if op.name in _ATOMICS:
             ref = self.lvalue_of_address(arg["address"], env)
             val = self.expr(arg["value"], env)
-            old = ref.get()
             sym = _ATOMICS[op.name]
-            ref.set(binop("+", old, val) if sym == "+" else Term("call", sym, old, val))
+            self.atomic = True
+            try:
+                old = ref.get()
+                ref.set(binop("+", old, val) if sym == "+" else Term("call", sym, old, val))
+            finally:
+                self.atomic = False
             self.fx.atomics.append((ref.base, ref.index, sym, val, n.id))
             return old
         got = self.group_query(op)  # thread_rank, meta_group_rank, size ...: the thread's own
@@ -193,6 +203,10 @@ class Block:
         self._threads: list = []
         self._parked: dict = {}
         self._result: dict = {}
+        #: during :meth:`run`, the shared elements touched since the last block barrier:
+        #: {element: {"read" | "write" | "atomic": {thread: its warp's __syncwarp count}}}
+        self._access: dict | None = None
+        self._wphase: dict = {}
 
     # ------------------------------------------------------------------ running
     def envs(self, prefix) -> list[dict]:
@@ -216,14 +230,19 @@ class Block:
 
     def run_each(self, stmts) -> BlockEffects:
         """Run ``stmts`` for one thread after another (code that never synchronizes: a
-        synchronization raises :class:`Unsupported`), each from the kernel's parameters."""
-        for th in self.threads:
-            env = th.parameters()
-            try:
-                for s in stmts:
-                    th.stmt(s, env)
-            except Return:  # the thread is done
-                pass
+        synchronization raises :class:`Unsupported`), each from the kernel's parameters.
+        With no barrier, threads that touch one shared element race (:meth:`access`)."""
+        self._access, self._wphase = {}, {}
+        try:
+            for th in self.threads:
+                env = th.parameters()
+                try:
+                    for s in stmts:
+                        th.stmt(s, env)
+                except Return:  # the thread is done
+                    pass
+        finally:
+            self._access = None
         return self.fx
 
     def first_shared_store(self, stmts) -> int:
@@ -265,6 +284,7 @@ class Block:
             self._parked[t] = ("done", None, None)
 
         self._scheduler = greenlet.getcurrent()
+        self._access, self._wphase = {}, {}
         self._threads = [greenlet.greenlet(main, parent=self._scheduler)
                          for _ in range(self.size)]
         try:
@@ -289,6 +309,28 @@ class Block:
                 if g:  # started and not finished: unwind it (GreenletExit)
                     g.throw()
             self._scheduler = None
+            self._access = None
+
+    def access(self, t: int, key: tuple, kind: str):
+        """Thread ``t`` reads, writes or atomically updates shared element ``key``: two
+        threads that touch one element between two block barriers, one of them writing
+        (an atomic against a plain access counts; two atomics do not), race unless they are
+        lanes of one warp with a ``__syncwarp`` between. Threads run one after another
+        here, so a race would compute whatever this order gives: :class:`Unsupported`."""
+        if self._access is None:  # not a run of the whole block: nothing to order
+            return
+        seen = self._access.setdefault(key, {})
+        w = t // 32
+        ph = self._wphase.get(w, 0)
+        against = ("write", "atomic") if kind == "read" else \
+            ("read", "write") if kind == "atomic" else ("read", "write", "atomic")
+        for other in against:
+            for u, uph in seen.get(other, {}).items():
+                if u != t and not (u // 32 == w and uph != ph):
+                    raise Unsupported(
+                        f"threads {min(u, t)} and {max(u, t)} race on {key[0]}[{key[1]}] "
+                        f"(a {other} and a {kind} with no barrier between)")
+        seen.setdefault(kind, {})[t] = ph
 
     def park(self, t: int, what: tuple):
         """Called by thread ``t`` at a synchronization point; returns its result there.
@@ -317,6 +359,8 @@ class Block:
         if released:
             return sorted(released)
         if all(self._parked[t][0] == "barrier" for t in live):
+            if self._access is not None:
+                self._access.clear()
             return live
         raise Unsupported("the threads of the block never meet at one barrier")
 
@@ -328,6 +372,8 @@ class Block:
             lane, seg = t % 32, (t % 32) // w * w
             if name == "barrier.warp":
                 self._result[t] = None
+                self._wphase[t // 32] = self._wphase.get(t // 32, 0) + (lane == min(
+                    u % 32 for u in lanes))
                 continue
             if name in ("shuffle.down", "shuffle.up", "shuffle.xor", "shuffle.idx"):
                 src = {"shuffle.down": lane + k, "shuffle.up": lane - k,

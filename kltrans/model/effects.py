@@ -480,6 +480,10 @@ class Machine:
             self.depth -= 1
 
     # ----------------------------------------------------------------------- memory
+    def touched(self, key: tuple, write: bool):
+        """Called on every read (``write`` false) and write of memory element ``key``: one
+        thread alone has nothing to order (the block machine checks its threads here)."""
+
     def load(self, p):
         if not isinstance(p, Ptr):
             raise Unsupported("a load through something that is not a known pointer")

@@ -277,6 +277,7 @@ class MemRef(Ref):
         vals = []
         for k in range(self.width):
             key = (self.base, self.index + k)
+            self.m.touched(key, False)
             if key in self.m.fx.stores:
                 vals.append(self.m.fx.stores[key])
             else:
@@ -288,11 +289,13 @@ class MemRef(Ref):
         if self.m.selecting:
             raise Unsupported("a store under an if that depends on a value")
         if self.width == 1:
+            self.m.touched((self.base, self.index), True)
             self.m.fx.stores[(self.base, self.index)] = v
             return
         if not isinstance(v, Agg) or len(v.slots) != self.width:
             raise Unsupported(f"a {self.width}-element store of something else")
         for k, s in enumerate(v.slots):
+            self.m.touched((self.base, self.index + k), True)
             self.m.fx.stores[(self.base, self.index + k)] = s
 
 

@@ -58,7 +58,7 @@ def test_warp_shuffles_and_partials_fold_a_local():
 def test_refused_a_tree_without_barriers_between_rounds():
     # a race: thread 0 reads slots before their owners add into them
     got = _fold(TREE.replace("        __syncthreads();\n    }", "    }"))
-    assert isinstance(got, str) and "not the +-fold" in got
+    assert isinstance(got, str) and "race on shared s" in got
 
 
 def test_refused_a_fold_of_half_the_warps():
@@ -142,3 +142,71 @@ def test_a_value_of_shared_sums_too_large_to_write_out_is_not_compared():
     for _ in range(8):  # ok: 256 operands are written out
         y = binop("+", y, y)
     assert normal(y).op == "ac" and len(normal(y).args) == 257
+
+
+# ------------------------------------------------------------------ races on shared memory
+def _grid(body: str, n: int = 64):
+    src = HEAD + 'extern "C" __global__ void k(const float* x, float* out, int n)\n{\n' + \
+        body + "\n}\n"
+    u = parse(src, "k.cu")
+    return grid_run(u, u.kernels()[0], {"n": n})
+
+
+def test_a_shared_scalar_every_thread_writes_and_reads_back_is_a_race():
+    # run one thread after another, each reads back its own value: on the device the
+    # threads of a warp all write, then all read the last writer's
+    with pytest.raises(Unsupported, match="race on shared sh"):
+        _grid("""
+    __shared__ float sh;
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    sh = x[i] * 2.0f;
+    out[i] = sh;""")
+
+
+def test_a_broadcast_behind_a_barrier_is_not_a_race():
+    fx = _grid("""
+    __shared__ float sh;
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (threadIdx.x == 0) sh = x[blockIdx.x];
+    __syncthreads();
+    out[i] = sh;""")
+    assert len([k for k in fx.stores if k[0] == "out"]) == 64
+
+
+def test_warp_rounds_split_by_syncwarp_are_not_a_race_and_unsplit_ones_are():
+    safe = """
+    __shared__ float m[64];
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    m[threadIdx.x] = x[i];
+    __syncthreads();
+    if (threadIdx.x < 32) {
+        for (int o = 16; o > 0; o >>= 1) {
+            float v = m[threadIdx.x] + m[threadIdx.x + o];
+            __syncwarp();
+            m[threadIdx.x] = v;
+            __syncwarp();
+        }
+    }
+    __syncthreads();
+    out[i] = m[0];"""
+    fx = _grid(safe)
+    assert len([k for k in fx.stores if k[0] == "out"]) == 64
+    with pytest.raises(Unsupported, match="race on shared m"):
+        _grid(safe.replace("            __syncwarp();\n            m[threadIdx.x] = v;",
+                           "            m[threadIdx.x] = v;"))
+
+
+def test_atomics_on_one_shared_element_do_not_race_but_a_plain_read_of_it_does():
+    body = """
+    __shared__ float total;
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (threadIdx.x == 0) total = 0.0f;
+    __syncthreads();
+    atomicAdd(&total, x[i]);
+    __syncthreads();
+    if (threadIdx.x == 0) out[blockIdx.x] = total;"""
+    fx = _grid(body)
+    assert ("out", 0) in fx.stores
+    with pytest.raises(Unsupported, match="race on shared total"):
+        _grid(body.replace("    __syncthreads();\n    if (threadIdx.x == 0) out",
+                           "    if (threadIdx.x == 5) out"))

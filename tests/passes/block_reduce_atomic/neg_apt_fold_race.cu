@@ -1,5 +1,5 @@
 // RUN: kltrans opt -p 'atomic-per-thread'
-// CHECK-SKIP: reduction-shape: not the +-fold of every thread's
+// CHECK-SKIP: reduction-shape: race on shared sdata
 // The tree has no barrier between its rounds: a thread may read a slot before its owner
 // wrote it, so thread 0's atomic is not the block's sum (a race, not a reduction).
 // kltrans: launch reduce_sum grid=ceil_div(n, 128) block=128

@@ -1,17 +1,19 @@
 // RUN: kltrans opt -p 'runtime-block-size'
 // ROUNDTRIP: model: template-block-size templates the kernel alone; the helper it made read blockDim.x keeps reading it
 // A block maximum with its rounds written out behind compile-time tests of BLOCK, the
-// warp's rounds in a helper template that takes BLOCK too: both read blockDim.x instead.
+// warp's rounds in a helper template that takes BLOCK too (each round reads, then writes,
+// with __syncwarp between: no lane overwrites a slot another lane still reads): both read
+// blockDim.x instead.
 // kltrans: launch block_max<float> grid=ceil_div(n, 128) block=128
 template <class T>
 __device__ void warp_max(volatile T* m, unsigned int t)
 {
-    if (blockDim.x >= 64) { m[t] = fmaxf(m[t], m[t + 32]); __syncwarp(); }
-    if (blockDim.x >= 32) { m[t] = fmaxf(m[t], m[t + 16]); __syncwarp(); }
-    if (blockDim.x >= 16) { m[t] = fmaxf(m[t], m[t + 8]); __syncwarp(); }
-    if (blockDim.x >= 8) { m[t] = fmaxf(m[t], m[t + 4]); __syncwarp(); }
-    if (blockDim.x >= 4) { m[t] = fmaxf(m[t], m[t + 2]); __syncwarp(); }
-    if (blockDim.x >= 2) { m[t] = fmaxf(m[t], m[t + 1]); __syncwarp(); }
+    if (blockDim.x >= 64) { T v = fmaxf(m[t], m[t + 32]); __syncwarp(); m[t] = v; __syncwarp(); }
+    if (blockDim.x >= 32) { T v = fmaxf(m[t], m[t + 16]); __syncwarp(); m[t] = v; __syncwarp(); }
+    if (blockDim.x >= 16) { T v = fmaxf(m[t], m[t + 8]); __syncwarp(); m[t] = v; __syncwarp(); }
+    if (blockDim.x >= 8) { T v = fmaxf(m[t], m[t + 4]); __syncwarp(); m[t] = v; __syncwarp(); }
+    if (blockDim.x >= 4) { T v = fmaxf(m[t], m[t + 2]); __syncwarp(); m[t] = v; __syncwarp(); }
+    if (blockDim.x >= 2) { T v = fmaxf(m[t], m[t + 1]); __syncwarp(); m[t] = v; __syncwarp(); }
 }
 
 template <class T>
