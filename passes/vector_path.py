@@ -28,6 +28,7 @@ from kltrans.match import Rule
 from kltrans.model.accesses import accesses
 from kltrans.model.grid import sized_launches, same_grid_results
 from kltrans.model.loops import loop_fact
+from kltrans.model.values import vector_lanes
 from kltrans.passes import Choice, Pass, Precondition, option
 from kltrans.passes.manager import SkipSite
 from kltrans.passes.rewrite import (declared_names, fresh_numbered, indent_of, indent_step,
@@ -54,6 +55,13 @@ def _widths(unit, fn, node) -> list[int]:
             if a.width is not None and _inside(a.node, node)]
 
 
+def _vector_held(unit, node) -> bool:
+    """Whether ``node`` declares a value or view of a vector type (its lanes in registers:
+    a vector path whose loads another pass already split into scalars)."""
+    return any(vector_lanes(unit.text(t)) > 1 for d in unit.walk(node)
+               if d.type == "declaration" and (t := d.child_by_field_name("type")) is not None)
+
+
 def _branches(site, n=None):
     """(then, else body) of a versioned if (the site's, or ``n``), or why not."""
     unit, fn, n = site.unit, site.function, n or site.node
@@ -64,8 +72,8 @@ def _branches(site, n=None):
     if body.type == "if_statement":
         return "the else branch is another if"
     then = n.child_by_field_name("consequence")
-    if not any(w > 1 for w in _widths(unit, fn, then)):
-        return "the then-branch moves no memory through a vector view"
+    if not any(w > 1 for w in _widths(unit, fn, then)) and not _vector_held(unit, then):
+        return "the then-branch neither moves memory through a vector view nor holds vectors"
     if any(w > 1 for w in _widths(unit, fn, body)):
         return "the else-branch moves memory through a vector view too"
     return then, body

@@ -1,5 +1,5 @@
 // RUN: kltrans opt -p scalar-path
-// CHECK-SKIP: versioned: moves no memory through a vector view
+// CHECK-SKIP: versioned: neither moves memory through a vector view nor holds vectors
 // Both branches move single floats (a clamp chosen by a flag): nothing to strip.
 // kltrans: launch clamp grid=ceil_div(n, 256) block=256
 __global__ void clamp(const float* x, float* y, int n, int lo_only)
