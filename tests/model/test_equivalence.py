@@ -231,8 +231,9 @@ def test_inner_sizes_are_counted_loop_bounds_no_launch_extent_names():
         assert inner_sizes((u,), k, contracts(u).get(k)) == want, (name, version)
     a, b = _wild("softmax-cg", "v0_naive.cu"), _wild("softmax-cg", "v1_warp_tile.cu")
     # inner in the thread-per-row kernel, strided by the warps of the other: not inner
-    assert inner_sizes((a,), a.kernels()[0].name, contracts(a).get(a.kernels()[0].name),
-                       {"numCols": "cols"}) == {"numCols"}
+    k = a.kernels()[0].name
+    assert inner_sizes((a,), k, contracts(a).get(k), {"numCols": "cols"}) == {"numCols"}
+    assert inner_sizes((a, b), k, contracts(a).get(k), {"numCols": "cols"}) == set()
 
 
 def test_refused_a_k_loop_one_short_is_another_program_at_the_inner_sizes():
