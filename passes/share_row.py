@@ -128,11 +128,20 @@ def serial_edits(site, bound: str, name: str = "row") -> list[Edit]:
     unit, fn = site.unit, site.function
     r = _share(site)
     edits: list[Edit] = []
-    dropped = [s for x in r.exchanges for s in x.stmts]
+    sized = [s for s in r.sized if not any(
+        t.start_byte <= s.start_byte and s.end_byte <= t.end_byte
+        for x in r.exchanges for t in x.stmts)]
+    dropped = [s for x in r.exchanges for s in x.stmts] + sized
 
     def gone(n) -> bool:
         return any(s.start_byte <= n.start_byte and n.end_byte <= s.end_byte for s in dropped)
 
+    for s in sized:  # rounds only a group of more than one thread takes
+        edits.append(remove(unit, s.start_byte, s.end_byte))
+    for d in r.scalars:  # a broadcast slot: the one thread's own
+        for c, nxt in zip(d.children, d.children[1:]):
+            if unit.text(c) == "__shared__":
+                edits.append(Edit.delete(c.start_byte, nxt.start_byte))
     for x in r.exchanges:
         values = dict(x.values)
         ind = indent_of(unit, x.stmts[0].start_byte)
@@ -157,7 +166,8 @@ def serial_edits(site, bound: str, name: str = "row") -> list[Edit]:
         else:
             edits.append(Edit(f.call.start_byte, f.call.end_byte, _wrap(unit, f.value)))
     for n, v in r.uses:
-        edits.append(Edit(n.start_byte, n.end_byte, _wrap(unit, v)))
+        if not gone(n):
+            edits.append(Edit(n.start_byte, n.end_byte, _wrap(unit, v)))
     for cond, test in r.leaders:
         if gone(test):
             continue
@@ -174,6 +184,12 @@ def serial_edits(site, bound: str, name: str = "row") -> list[Edit]:
         new = _index(unit, r)
         keep |= set(re.findall(r"[A-Za-z_]\w*", new))  # the index the new text reads
         edits.append(Edit(r.item_value.start_byte, r.item_value.end_byte, new))
+        if r.scope == "block":  # the block index read elsewhere (before the item, too)
+            for n in unit.walk(fn.body):
+                if n.type == "field_expression" and not gone(n) and \
+                        unit.text(n).replace(" ", "") == "blockIdx.x" and not (
+                            r.item_value.start_byte <= n.start_byte < r.item_value.end_byte):
+                    edits.append(Edit(n.start_byte, n.end_byte, f"({GLOBAL_INDEX})"))
         if r.guard is None:
             decl = next(s for s in body if s.start_byte <= r.item_value.start_byte < s.end_byte)
             ind = indent_of(unit, decl.start_byte)
@@ -405,8 +421,10 @@ def share_edits(site, group: str, names: dict) -> list[Edit]:
     if isinstance(got, str):
         raise SkipSite(got)
     value = got.item.child_by_field_name("value")
-    edits = [Edit(value.start_byte, value.end_byte,
-                  f"({unit.text(value)}) / 32" if group == "warp" else "blockIdx.x")]
+    new = f"({unit.text(value)}) / 32" if group == "warp" else "blockIdx.x"
+    edits = [Edit(value.start_byte, value.end_byte, new)]
+    for n in _row_spellings(unit, fn, value):  # the row read elsewhere (a pointer moved to it)
+        edits.append(Edit(n.start_byte, n.end_byte, new if group == "block" else f"({new})"))
     rank = "(threadIdx.x & 31)" if group == "warp" else "threadIdx.x"
     size = "32" if group == "warp" else "blockDim.x"
     types = set()
@@ -438,6 +456,22 @@ def share_edits(site, group: str, names: dict) -> list[Edit]:
         edits.append(Edit.insert(body[0].start_byte,
                                  f"__shared__ {sorted(types)[0]} {names['slots']}[32];\n{ind}"))
     return edits
+
+
+def _row_spellings(unit, fn, value) -> list:
+    """The expressions of ``fn`` outside the item's initializer ``value`` that are the
+    global thread index (``(blockIdx.x * blockDim.x + threadIdx.x)`` spelled out again,
+    not a name holding it): each thread's row, which the group's row replaces."""
+    out = []
+    for n in unit.walk(fn.body):
+        if n.type not in ("binary_expression", "parenthesized_expression") or \
+                value.start_byte <= n.start_byte < value.end_byte or \
+                any(o.start_byte <= n.start_byte and n.end_byte <= o.end_byte for o in out):
+            continue
+        r = role_of(unit, n)
+        if r is not None and r.kind == "global" and r.split is None:
+            out.append(n)
+    return out
 
 
 def _share_names(site) -> dict:

@@ -101,6 +101,8 @@ class RowShare:
     leaders: tuple               # (condition node, test node): `rank == 0` tests
     shared: frozenset            # names of shared memory the exchanges use
     notes: tuple = field(default=())
+    sized: tuple = ()            # if statements run only for groups of K > 1 threads
+    scalars: tuple = ()          # declarations of the kernel's __shared__ scalars
 
 
 # --------------------------------------------------------------------- helpers
@@ -287,8 +289,11 @@ def _read(unit, fn) -> "RowShare | str":
         return "the group combines nothing: no collective call and no exchange through " \
             "shared memory"
     leaders = _leaders(unit, fn, scope)
+    sized = _sized(unit, fn, scope)
+    uses = [(n, v) for n, v in uses if not any(_within(n, s) for s in sized)]
     return RowShare(scope, item, value, guard, strided, tuple(folds), tuple(exchanges),
-                    tuple(uses), tuple(leaders), frozenset(shared))
+                    tuple(uses), tuple(leaders), frozenset(shared), sized=tuple(sized),
+                    scalars=tuple(_shared_scalars(unit, fn)))
 
 
 def _item(unit, fn, scope):
@@ -440,21 +445,73 @@ def _reads(unit, fn, name, after) -> bool:
                for n in unit.walk(fn.body))
 
 
+def _int(unit, node) -> "int | None":
+    t = _text(unit, strip_parens(node)).rstrip("uUlL")
+    return int(t) if t.isdigit() else None
+
+
 def _leaders(unit, fn, scope) -> list:
-    """``rank == 0`` tests (with the condition they sit in) of if statements."""
+    """Tests that hold for the group's first thread (with the condition they sit in) of if
+    statements: ``rank == 0``, and ``rank < K`` for a number K of at least 1 (warp 0 of a
+    block finishing a tree)."""
     out = []
     for s in unit.nodes_of_type("if_statement", within=fn.body):
         cond = s.child_by_field_name("condition")
         for n in unit.walk(cond):
-            if n.type != "binary_expression" or _text(unit, n.child_by_field_name("operator")) != "==":
+            if n.type != "binary_expression":
                 continue
+            op = _text(unit, n.child_by_field_name("operator"))
             left, right = (strip_parens(n.child_by_field_name(k)) for k in ("left", "right"))
-            if _text(unit, right) not in ("0", "0u"):
+            k = _int(unit, right)
+            if not (op == "==" and k == 0 or op == "<" and k is not None and k >= 1):
                 continue
             r = role_of(unit, left)
             if r is not None and ((scope == "warp" and r.kind == "lane") or
                                   (scope == "block" and r.kind == "thread" and r.split is None)):
                 out.append((cond, n))
+    return out
+
+
+def _sized(unit, fn, scope) -> list:
+    """If statements (no else) whose test is the group's size against a number, ``size >=
+    K`` or ``size > K`` (``blockDim.x >= 64``, ``blockSize >= 64`` with the block launched
+    as blockSize): the rounds a tree takes only in a group of more than one thread. A group
+    of one skips them (outermost only)."""
+    want = "warp-size" if scope == "warp" else "block-size"
+    out = []
+    for s in unit.nodes_of_type("if_statement", within=fn.body):
+        if s.child_by_field_name("alternative") is not None:
+            continue
+        c = strip_parens(s.child_by_field_name("condition"))
+        if c is not None and c.type == "condition_clause" and c.named_children:
+            c = strip_parens(c.named_children[-1])
+        if c is None or c.type != "binary_expression":
+            continue
+        op = _text(unit, c.child_by_field_name("operator"))
+        k = _int(unit, c.child_by_field_name("right"))
+        r = role_of(unit, strip_parens(c.child_by_field_name("left")))
+        if r is None or r.kind != want or r.split is not None or k is None:
+            continue
+        if op == ">=" and k >= 2 or op == ">" and k >= 1:
+            out.append(s)
+    return [s for s in out if not any(o.id != s.id and _within(s, o) for o in out)]
+
+
+def _shared_scalars(unit, fn) -> list:
+    """The declarations in ``fn``'s body of ``__shared__`` variables that are neither
+    arrays nor extern: one value per block (a broadcast slot). A group of one thread owns
+    it alone."""
+    out = []
+    for decl in unit.nodes_of_type("declaration", within=fn.body):
+        words = {_text(unit, c) for c in decl.children if c.type in (
+            "storage_class_specifier", "attribute_specifier", "type_qualifier",
+            "ms_declspec_modifier")}
+        text = " ".join(_text(unit, decl).split())
+        if "__shared__" not in text.split("=")[0] or "extern" in words or "extern" in text.split():
+            continue
+        ds = decl.children_by_field_name("declarator")
+        if ds and all(d.type == "identifier" for d in ds):
+            out.append(decl)
     return out
 
 
