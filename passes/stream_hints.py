@@ -11,6 +11,7 @@ from kltrans.analysis.loops import assigned_in
 from kltrans.analysis.pointers import Aliases, may_alias, pointer_params
 from kltrans.analysis.verdict import Verdict
 from kltrans.match import Rule
+from kltrans.model.launch import template_bindings
 from kltrans.passes import Choice, Pass, Precondition, option
 from kltrans.passes.facts import arch_number
 from kltrans.passes.options import Domain
@@ -318,6 +319,9 @@ def _hint_type(site, ctx) -> Verdict:
     if t in HINT_TYPES:
         return Verdict.yes(f"__{hint} has an overload for {t}")
     tparams = {tp.name for tp in site.function.template_params}
+    bound = template_bindings(site.unit, site.function).get(t)
+    if bound in HINT_TYPES:  # the instantiation the launch contract names
+        return Verdict.yes(f"__{hint} has an overload for {bound}, the {t} of the launch")
     if t in tparams:
         return Verdict.unknown(f"{acc.array} points to the template parameter {t}: __{hint} "
                                "exists only for the built-in scalar and vector types, and the "
