@@ -60,6 +60,8 @@ CATALOGUE = {
     "merge-interior": "passes.specialize_interior:MergeInterior",
     "merge-row-stats": "passes.merge_row_stats:MergeRowStats",
     "one-per-thread": "passes.grid_stride:OnePerThread",
+    "cap-blocks": "passes.block_items:CapBlocks",
+    "one-per-block": "passes.block_items:OnePerBlock",
     "online-softmax": "passes.online_softmax:OnlineSoftmax",
     "pad-smem": "passes.pad_smem:PadSmem",
     "per-lane-atomics": "passes.warp_aggregate_atomics:PerLaneAtomics",
@@ -134,6 +136,7 @@ WALK_ORDER = [
     "sync-copy", "single-buffer", "unregister-block", "unpad-smem", "untile-smem", "direct-gemm",
     "two-pass-softmax", "per-lane-atomics", "global-atomics", "global-columns", "atomic-per-thread",
     "direct-row-stats", "smem-reduce", "reduce-after-load", "reload-row", "row-per-thread", "scalarize-access", "scalarize-bytes", "scalarize-bf16",
-    "uncoalesce-remap", "uncoarsen", "unchunk-loop", "one-per-thread", "sink-invariant", "reroll",
+    "uncoalesce-remap", "uncoarsen", "unchunk-loop", "one-per-thread", "one-per-block",
+    "sink-invariant", "reroll",
     "reload-bf16-row", "direct-group-sum", "ungroup-rows",
 ]

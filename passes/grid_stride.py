@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from kltrans.analysis.affine import affine_of, sources
-from kltrans.analysis.loops import assigned_in
+from kltrans.analysis.loops import assigned_in, loop_exit
 from kltrans.analysis.verdict import Verdict
 from kltrans.match import Rule
 from kltrans.match.predicates import pure
@@ -352,20 +352,6 @@ def _stride_node(site):
     return got[1] if isinstance(got, tuple) else site.match.bindings.get("S")
 
 
-def _loop_exits(unit, body) -> "Node | None":
-    """A ``break`` or ``continue`` of the loop itself (not of a loop or switch inside it)."""
-    stack = list(body.named_children)
-    while stack:
-        n = stack.pop()
-        if n.type in ("break_statement", "continue_statement"):
-            return n
-        if n.type in ("for_statement", "while_statement", "do_statement", "for_range_loop",
-                      "switch_statement", "lambda_expression"):
-            continue
-        stack.extend(n.named_children)
-    return None
-
-
 def check_loop(site, ctx) -> Verdict:
     if site.node.type == "call_expression":
         return _fold_loop(site, ctx)
@@ -383,7 +369,7 @@ def check_loop(site, ctx) -> Verdict:
                           "size blockDim.x * gridDim.x")
     if step is None and assigned_in(unit, body, i):
         return Verdict.no(f"the loop body assigns {i}")
-    ex = _loop_exits(unit, body)
+    ex = loop_exit(body)
     if ex is not None:
         return Verdict.no(f"`{unit.text(ex)}` (line {unit.line_col(ex.start_byte)[0]}) leaves "
                           f"the loop: as an if it would not compile")

@@ -511,6 +511,21 @@ def loops(unit: "Unit", fn: "Function | None" = None) -> list[Loop]:
     return [loop_of(unit, n) for n in unit.walk(root) if n.type in LOOP_NODE_TYPES]
 
 
+def loop_exit(body: "Node") -> "Node | None":
+    """A ``break`` or ``continue`` in a loop's ``body`` that leaves or restarts that loop
+    (not one of a loop, ``switch`` or lambda inside it), or None."""
+    stack = list(body.named_children)
+    while stack:
+        n = stack.pop()
+        if n.type in ("break_statement", "continue_statement"):
+            return n
+        if n.type in ("for_statement", "while_statement", "do_statement", "for_range_loop",
+                      "switch_statement", "lambda_expression"):
+            continue
+        stack.extend(n.named_children)
+    return None
+
+
 def assigned_in(unit: "Unit", node: "Node", var: str) -> bool:
     """Whether ``var`` is assigned anywhere inside ``node``.
 

@@ -8,7 +8,8 @@
   ``linear`` for a flattened rank (``threadIdx.y * blockDim.x + threadIdx.x``,
   ``block.thread_rank()``);
 - extents: the threads of a block (``block-size``), of the grid (``grid-size``) and of a
-  warp or tile (``warp-size``) — the steps of strided loops;
+  warp or tile (``warp-size``), and the blocks of the grid (``grid-blocks``, ``gridDim.x``)
+  — the steps of strided loops;
 - a 1-D index split into row and column (``gid / N``, ``gid % N``): the index's role with
   ``split`` ``("div", N)`` or ``("mod", N)``; a thread index split by 32 (``/ 32``,
   ``>> 5``, ``/ warpSize``; ``% 32``, ``& 31``, ``& (warpSize - 1)``) is the warp or lane.
@@ -381,7 +382,8 @@ def _single(a: Affine) -> str | None:
     return None
 
 
-_BUILTIN_KINDS = {"threadIdx": "thread", "blockIdx": "block", "blockDim": "block-size"}
+_BUILTIN_KINDS = {"threadIdx": "thread", "blockIdx": "block", "blockDim": "block-size",
+                  "gridDim": "grid-blocks"}
 _GEOMETRY_SYMBOLS = frozenset(f"{b}.{d}" for b in ("threadIdx", "blockIdx", "blockDim", "gridDim")
                               for d in _DIMS)
 

@@ -229,6 +229,45 @@ def regrid(contract: "LaunchContract", count: str, factor: int, divide: bool = F
     return contract.with_(grid=(new,) + tuple(contract.grid[1:]))
 
 
+@dataclass(frozen=True)
+class BlockItems:
+    """A grid of one block per item: ``count`` items (as written), at most ``cap`` blocks
+    (its text, None when uncapped); ``count`` None and ``reason`` when not read so."""
+
+    text: str
+    count: str | None = None
+    cap: str | None = None
+    reason: str = ""
+
+
+def block_items(contract: "LaunchContract") -> BlockItems:
+    """The x grid of ``contract`` read as one block per item: ``N`` or ``min(N, cap)`` (in
+    either order) with N not a number and the cap a number or a constant of the file."""
+    if len(contract.grid) != 1:
+        return BlockItems(" x ".join(contract.grid), reason="the grid is not 1-D")
+    text = contract.grid[0].strip()
+    consts = dict(contract.constants)
+    try:
+        tree = ast.parse(text, mode="eval").body
+    except SyntaxError:
+        return BlockItems(text, reason=f"grid={text} is not an expression kltrans reads")
+    cap = None
+    if isinstance(tree, ast.Call) and isinstance(tree.func, ast.Name) and \
+            tree.func.id == "min" and len(tree.args) == 2:
+        fixed = [a for a in tree.args if _value(a, consts) is not None]
+        if len(fixed) != 1:
+            return BlockItems(text, reason=f"grid={text}: min() of two grids, neither a "
+                                           f"constant cap")
+        cap = ast.get_source_segment(text, fixed[0])
+        tree = next(a for a in tree.args if a is not fixed[0])
+    if _value(tree, consts) is not None:
+        return BlockItems(text, reason=f"grid={text} is a fixed number of blocks")
+    if _covering(tree, consts, text) is not None:
+        return BlockItems(text, reason=f"grid={text} covers elements by blocks of threads, "
+                                       f"not a block per item")
+    return BlockItems(text, count=ast.get_source_segment(text, tree), cap=cap)
+
+
 def block_dim(contract: "LaunchContract", k: int = 0) -> Extent:
     """Dimension ``k`` of ``contract``'s block, with its value when constants give one."""
     text = (contract.block[k] if k < len(contract.block) else "1").strip()

@@ -11,6 +11,9 @@ one of a loop node (cached per unit). A loop's ``kind`` is
   parameter that the launch contract sets the block to);
 - ``warp-stride``: starts at the lane and steps by the warp's or tile's width (32,
   ``warpSize``, ``tile.size()``);
+- ``block-grid-stride``: starts at the block's index and steps by the grid's block count
+  (``for (row = blockIdx.x; row < rows; row += gridDim.x)``: a block per item over a
+  capped grid);
 - ``halving`` / ``doubling``: the variable is halved (``s >>= 1``, ``s /= 2``,
   ``s = s / 2``, ``s = s >> 1``) or doubled (``s *= 2``, ``s <<= 1``, ``s = s * 2``,
   ``s = 2 * s``) each iteration;
@@ -50,14 +53,15 @@ if TYPE_CHECKING:  # pragma: no cover
     from kltrans.syntax.cuda import Function
     from kltrans.syntax.unit import Unit
 
-KINDS = ("grid-stride", "block-stride", "warp-stride", "halving", "doubling", "counted",
-         "unknown")
+KINDS = ("grid-stride", "block-stride", "warp-stride", "block-grid-stride", "halving",
+         "doubling", "counted", "unknown")
 _HALVING = {(">>=", 1), ("/=", 2)}
 _DOUBLING = {("<<=", 1), ("*=", 2)}
 _CALLS_OK = ("static_cast",)  # casts are not calls
 _WHAT = {"global": "the global index", "thread": "the thread's index in its block",
          "lane": "the lane", "grid-size": "the grid's thread count",
-         "block-size": "the block size", "warp-size": "the warp's width"}
+         "block-size": "the block size", "warp-size": "the warp's width",
+         "block": "the block's index", "grid-blocks": "the grid's block count"}
 
 
 @dataclass(frozen=True)
@@ -156,6 +160,10 @@ def _kind(unit: "Unit", lp: Loop, start: Role | None, step: Role | None,
             return "block-stride", says
         if start.kind == "lane" and _warp_step(start, step, amount):
             return "warp-stride", says
+        if start.kind == "block" and start.split is None and step is not None and \
+                step.kind == "grid-blocks" and step.split is None and \
+                _dims_fit(start.dim, step.dim):
+            return "block-grid-stride", says
     if lp.counted:
         return "counted", f"{lp.var} steps by {lp.step_text[2:]}" + (
             f" from {start.reason} (not a stride of the geometry)" if start else "")

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from kltrans.model.launch import Extent, block_dim, grid_dim, read_grid
+from kltrans.model.launch import Extent, block_dim, block_items, grid_dim, read_grid
 from kltrans.syntax.contract import contracts
 from kltrans.syntax.unit import parse
 
@@ -113,3 +113,24 @@ def test_a_grid_is_resized_for_more_or_fewer_elements_per_block(header, factor, 
     c = contracts(_unit(header, "#define B 256\n#define T 2\n#define CAP 528\n"))["k"]
     got = regrid(c, "n", factor, divide)
     assert (got.grid[0] if got else None) == grid
+
+
+@pytest.mark.parametrize("header, count, cap", [
+    ("grid=rows block=256", "rows", None),
+    ("grid=min(rows, MAX_BLOCKS) block=256", "rows", "MAX_BLOCKS"),
+    ("grid=min(1056, n) block=256", "n", "1056"),
+])
+def test_a_grid_of_a_block_per_item_reads_as_count_and_cap(header, count, cap):
+    got = block_items(contracts(_unit(header, "#define MAX_BLOCKS 1056\n"))["k"])
+    assert (got.count, got.cap) == (count, cap), got.reason
+
+
+@pytest.mark.parametrize("header, why", [
+    ("grid=132 block=256", "a fixed number of blocks"),
+    ("grid=ceil_div(n, 256) block=256", "not a block per item"),
+    ("grid=min(n, m) block=256", "neither a constant cap"),
+    ("grid=(n,2) block=256", "not 1-D"),
+])
+def test_what_is_not_a_block_per_item_says_why(header, why):
+    got = block_items(contracts(_unit(header))["k"])
+    assert got.count is None and why in got.reason

@@ -1,10 +1,11 @@
 """The kernel model classifies loops by what they iterate over, in any spelling.
 
 Each data file marks the first line of every loop: ``// loop: KIND`` (grid-stride,
-block-stride, warp-stride, halving, doubling, counted, unknown), optionally followed by
-``trips=N`` (``trips=None`` when it is not known) and ``adv=NAME:AMOUNT;...`` (what the
-loop advances each iteration, compared without spaces); words in parentheses say why a
-loop gets a plainer kind than it seems to. Every loop of the file must be marked."""
+block-stride, warp-stride, block-grid-stride, halving, doubling, counted, unknown),
+optionally followed by ``trips=N`` (``trips=None`` when it is not known) and
+``adv=NAME:AMOUNT;...`` (what the loop advances each iteration, compared without spaces);
+words in parentheses say why a loop gets a plainer kind than it seems to. Every loop of
+the file must be marked."""
 
 from __future__ import annotations
 

@@ -25,7 +25,7 @@ __global__ void axpy_styles(const float* x, float* y, float a, int n)
     int next = tid + 1;  // role: none: an index plus an offset
     float xv = x[i];  // role: none: data loaded per thread
     int sel = (int)x[tid];  // role: none: data loaded per thread, cast to int
-    int nb = gridDim.x;  // role: none: the number of blocks, not of threads
+    int nb = gridDim.x;  // role: grid-blocks x
     int wrong = blockIdx.x * blockDim.y + threadIdx.x;  // role: none: scaled by the y extent
     if (i < n && i2 == i && i3 == i && i4 == (size_t)i && i5 == i && g == g2 && t2 == tid)
         y[i] = a * xv + y[i] + bid + bdim + nthreads + nthreads2 + twice + next + sel + nb +

@@ -118,3 +118,23 @@ __global__ void row_tile(const float* in, float* out, int cols)
     for (int c = tile.thread_rank(); c < cols; c += 32)  // loop: counted (a tile of 16 stepping by 32)
         out[c] *= in[c];
 }
+
+// kltrans: launch rows_capped grid=min(rows, 1024) block=256
+__global__ void rows_capped(const float* in, float* out, int rows, int cols)
+{
+    in += (size_t)blockIdx.x * cols;
+    for (int r = blockIdx.x; r < rows; r += gridDim.x) {  // loop: block-grid-stride adv=in:gridDim.x*cols
+        for (int c = threadIdx.x; c < cols; c += blockDim.x)  // loop: block-stride
+            out[(size_t)r * cols + c] = in[c];
+        in += gridDim.x * cols;
+    }
+    int b = blockIdx.x;
+    while (b < rows) {  // loop: block-grid-stride
+        out[b] = 0.0f;
+        b += gridDim.x;
+    }
+    for (int r = blockIdx.x; r < rows; r += 2 * gridDim.x)  // loop: counted (every other block's turn)
+        out[r] += 1.0f;
+    for (int r = threadIdx.x; r < rows; r += gridDim.x)  // loop: counted (a thread index by the grid's blocks)
+        out[r] += 2.0f;
+}

@@ -1,0 +1,44 @@
+// RUN: kltrans opt -p one-per-block
+// GATE: tests/data/workloads/rowsoftmax
+// A block per row over a capped grid: each block takes rows blockIdx.x, blockIdx.x +
+// gridDim.x, ... and moves its row pointers on at the end of every turn. With a block per
+// row the loop runs once per block: a guard, and the moves for a next turn go.
+// kltrans: launch softmax_rows grid=min(rows, ROW_BLOCKS) block=128
+#define ROW_BLOCKS 4
+
+__global__ void softmax_rows(const float* x, float* y, int rows, int cols)
+{
+    __shared__ float red[128];
+    x += (size_t)blockIdx.x * cols;
+    y += (size_t)blockIdx.x * cols;
+    for (int row = blockIdx.x; row < rows; row += gridDim.x) {
+        float m = -INFINITY;
+        for (int c = threadIdx.x; c < cols; c += blockDim.x)
+            m = fmaxf(m, x[c]);
+        red[threadIdx.x] = m;
+        __syncthreads();
+        for (int s = blockDim.x / 2; s > 0; s >>= 1) {
+            if (threadIdx.x < s)
+                red[threadIdx.x] = fmaxf(red[threadIdx.x], red[threadIdx.x + s]);
+            __syncthreads();
+        }
+        m = red[0];
+        __syncthreads();
+        float sum = 0.0f;
+        for (int c = threadIdx.x; c < cols; c += blockDim.x)
+            sum += expf(x[c] - m);
+        red[threadIdx.x] = sum;
+        __syncthreads();
+        for (int s = blockDim.x / 2; s > 0; s >>= 1) {
+            if (threadIdx.x < s)
+                red[threadIdx.x] += red[threadIdx.x + s];
+            __syncthreads();
+        }
+        sum = red[0];
+        __syncthreads();
+        for (int c = threadIdx.x; c < cols; c += blockDim.x)
+            y[c] = expf(x[c] - m) / sum;
+        x += (size_t)gridDim.x * cols;
+        y += (size_t)gridDim.x * cols;
+    }
+}
