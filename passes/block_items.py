@@ -52,6 +52,8 @@ def _advances(site) -> "list | str":
         if upd is not None and upd.type == "comma_expression":
             return "the update clause moves more than the item"
     out = []
+    if fact.loop.body.type != "compound_statement" and names:
+        return "the loop's one statement is not a block of statements"
     for s in statements(fact.loop.body):
         e = s.named_children[0] if s.type == "expression_statement" and s.named_children \
             else None
