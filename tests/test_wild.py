@@ -272,6 +272,22 @@ def test_the_project_readme_quotes_the_baseline():
     assert f"{len(SUITE)} lineages written in public idioms" in text
 
 
+def test_the_project_readme_quotes_the_latest_cpu_measure_it_cites():
+    """The README's "latest CPU measure" gives the figures of the report it links to."""
+    import re
+
+    text = " ".join(_src(os.path.join(ROOT, "README.md")).split())
+    latest = text.split("latest CPU measure:", 1)[1].split("|", 1)[0]
+    [path] = re.findall(r"\]\((bench/results/generality_[\w-]+_cpu)\.txt\)", latest)
+    s = json.load(open(os.path.join(ROOT, path + ".json")))["summary"]
+    assert latest.startswith(
+        f" {s['pairs_fully_explained']} of {s['pairs']} steps "
+        f"({s['pairs_explained_by']['model']} of them equal to the next version only as the "
+        f"kernel model reads it; {s['actions_explained']} of {s['actions']:,} actions), "
+        f"{s['experts_walked_to_naive']} of {s['experts']} walks to naive, "
+        f"{'no' if not s['false_naive'] else s['false_naive']} false naive"), latest
+
+
 def _walked_in_ci() -> list[str]:
     """The lineages CI walks: about a third, by a hash of the name (every lineage with
     KLTRANS_FULL_SWEEPS=1), as the other sweeps of the slow set are sampled."""
