@@ -380,11 +380,17 @@ class UnshareRow(Pass):
         return serial_edits(site, bound, _row_name(site))
 
     def update_contract(self, contract, site, ctx):
-        items, _, _ = _count(site, ctx)
+        items, bound, _ = _count(site, ctx)
         if items is None:
             return contract
         b = block_dim(contract).text
-        return contract.with_(grid=(header_expr(f"ceil_div({items}, {b})"),))
+        new = contract.with_(grid=(header_expr(f"ceil_div({items}, {b})"),))
+        if contract.smem.strip() not in ("", "0"):
+            # the group's dynamic shared memory: a thread per row declares none any more
+            serial = apply_edits(site.unit, serial_edits(site, bound, _row_name(site)))
+            if not any(d.extern for d in serial.shared_decls()):
+                new = new.with_(smem="0")
+        return new
 
     def inverse_for(self, site, ctx):
         r = _share(site)
