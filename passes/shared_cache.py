@@ -45,8 +45,6 @@ from kltrans.passes.rewrite import (declared_names, fresh_name, indent_of, inden
 from kltrans.syntax import Edit
 from kltrans.syntax.edits import apply_edits
 
-_WRITES = ("write", "readwrite", "atomic")
-
 
 def _same_results(site, ctx) -> Verdict:
     try:
@@ -246,7 +244,7 @@ def plan(site, ctx) -> "_Plan | str":
     if not sweeps:
         return "no later loop runs over the same elements"
     accs = accesses(u, fn)
-    written = {a.base for a in accs if a.mode in _WRITES}
+    written = {a.base for a in accs if a.writes}
 
     def reads(loop):
         return [a for a in accs if a.mode == "read" and a.space == "global" and a.width == 1
@@ -286,7 +284,7 @@ def _free(site, ctx) -> Verdict:
 
 def _no_alias(site, ctx) -> Verdict:
     p = plan(site, ctx)
-    out = {a.base for a in accesses(site.unit, site.function) if a.mode in _WRITES and
+    out = {a.base for a in accesses(site.unit, site.function) if a.writes and
            a.space == "global"}
     bad = [w for w in sorted(out) if not ctx.assumed("no_alias", p.base, w)]
     if bad:

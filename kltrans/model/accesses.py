@@ -110,6 +110,11 @@ class Access:
     function: str | None = None
     reason: str | None = None
 
+    @property
+    def writes(self) -> bool:
+        """Whether the access changes memory (a write, a read-modify-write, an atomic)."""
+        return self.mode in ("write", "readwrite", "atomic")
+
 
 @dataclass(frozen=True)
 class _Addr:

@@ -66,7 +66,6 @@ if TYPE_CHECKING:  # pragma: no cover
 #: loops whose iterations two threads of one block never share
 PRIVATE_KINDS = ("block-stride", "grid-stride")
 _MARK = "\x00"   # the loop variable in a value, until a reading loop names it
-_WRITES = ("write", "readwrite", "atomic")
 
 
 @dataclass(frozen=True)
@@ -378,7 +377,7 @@ def cached_values(unit: "Unit", fn: "Function", cache: PrivateCache,
     b)``: whether the facts say global arrays ``a`` and ``b`` never overlap."""
     accs = accesses(unit, fn)
     views = {a.node.id: (a.view or a.elem_type, a.base) for a in accs if a.mode == "read"}
-    written = {a.base for a in accs if a.mode in _WRITES and a.base != cache.base}
+    written = {a.base for a in accs if a.writes and a.base != cache.base}
     spaces = {a.base: a.space for a in accs}
     reads: dict = {}
     cur: "_Value | None" = None
