@@ -47,10 +47,19 @@ def _advances(site) -> "list | str":
     value only with them."""
     unit, fact = site.unit, _fact(site)
     names = set(fact.advances) - {fact.var}
-    if site.node.type == "for_statement":
-        upd = site.node.child_by_field_name("update")
-        if upd is not None and upd.type == "comma_expression":
-            return "the update clause moves more than the item"
+    moved = set(names)  # and what the update clause moves besides the item (`set ^= 1`)
+    upd = site.node.child_by_field_name("update") if site.node.type == "for_statement" \
+        else None
+    parts = [upd] if upd is not None else []
+    while parts and parts[0].type == "comma_expression":
+        parts = parts[0].named_children + parts[1:]
+    for e in parts:
+        t = e.child_by_field_name("left") if e.type == "assignment_expression" else \
+            e.child_by_field_name("argument") if e.type == "update_expression" else None
+        if t is None or t.type != "identifier":
+            return f"the update clause does `{norm(unit.text(e))}`, not a move of a variable"
+        moved.add(unit.text(t))
+    moved.discard(fact.var)
     out = []
     if fact.loop.body.type != "compound_statement" and names:
         return "the loop's one statement is not a block of statements"
@@ -63,7 +72,7 @@ def _advances(site) -> "list | str":
             out.append(s)
     after = site.node.end_byte
     for n in unit.walk(site.function.body):
-        if n.type == "identifier" and n.start_byte >= after and unit.text(n) in names:
+        if n.type == "identifier" and n.start_byte >= after and unit.text(n) in moved:
             return f"{unit.text(n)} is read after the loop (line {unit.line_col(n.start_byte)[0]})"
     return out
 
@@ -138,7 +147,8 @@ class OnePerBlock(Pass):
 
     Preconditions: block-loop (layout: the model's ``block-grid-stride`` loop with test
     ``i < N``, a body that does not assign ``i`` and that no ``break``/``continue`` leaves,
-    no advanced variable read after the loop), covering-grid (hardware: the launch header's
+    an update clause that only moves variables (``set ^= 1`` flipping a double buffer),
+    and no variable the loop moves read after it), covering-grid (hardware: the launch header's
     grid is ``N`` or ``min(N, cap)``).
 
     Options: none (``inverse_for`` passes the cap to ``cap-blocks``).
