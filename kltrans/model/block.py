@@ -367,14 +367,16 @@ class Block:
     def _warp(self, name: str, lanes: list[int]):
         got = {t: self._parked[t][2] for t in lanes}
         width = got[lanes[0]][2]
+        if name == "barrier.warp":
+            for t in lanes:
+                self._result[t] = None
+            w = lanes[0] // 32
+            self._wphase[w] = self._wphase.get(w, 0) + 1
+            return
+        folded: dict = {}  # a vote's or reduction's value, once per group of lanes
         for t in lanes:
             val, k, w, rop = got[t]
             lane, seg = t % 32, (t % 32) // w * w
-            if name == "barrier.warp":
-                self._result[t] = None
-                self._wphase[t // 32] = self._wphase.get(t // 32, 0) + (lane == min(
-                    u % 32 for u in lanes))
-                continue
             if name in ("shuffle.down", "shuffle.up", "shuffle.xor", "shuffle.idx"):
                 src = {"shuffle.down": lane + k, "shuffle.up": lane - k,
                        "shuffle.xor": lane ^ k, "shuffle.idx": seg + k % w}[name]
@@ -385,6 +387,9 @@ class Block:
                 if src not in got:
                     raise Unsupported(f"lane {lane} reads lane {src % 32}, which is not there")
                 self._result[t] = got[src][0]
+                continue
+            if lane // width in folded:
+                self._result[t] = folded[lane // width]
                 continue
             group = [u for u in lanes if (u % 32) // width == lane // width]
             if name == "vote.ballot":
@@ -398,6 +403,7 @@ class Block:
                 for u in group:
                     acc = got[u][0] if acc is None else _combine(rop, acc, got[u][0])
                 self._result[t] = acc
+            folded[lane // width] = self._result[t]
 
 
 def _combine(op: str | None, a, b):
