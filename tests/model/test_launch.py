@@ -90,7 +90,12 @@ def test_launches_compare_as_functions_of_the_sizes():
     assert same_launch(a, _unit("grid=((n + 255) / 256) block=256"))[0]
     ok, why = same_launch(a, _unit("grid=((n + 127) / 128) block=128"))
     assert not ok and "grid" in why  # other grid and block
-    ok, why = same_launch(a, _unit("grid=ceil_div(n, 256) block=256 smem=(4 * n)"))
+    # a kernel that declares no dynamic shared memory never reads what the launch reserves
+    assert same_launch(a, _unit("grid=ceil_div(n, 256) block=256 smem=(4 * n)"))[0]
+    ext = "__global__ void k(float* y, int n) { extern __shared__ float buf[]; y[0] = buf[0]; }\n"
+    d1 = parse(f"// kltrans: launch k grid=ceil_div(n, 256) block=256 smem=1024\n{ext}".encode())
+    d2 = parse(f"// kltrans: launch k grid=ceil_div(n, 256) block=256 smem=(4 * n)\n{ext}".encode())
+    ok, why = same_launch(d1, d2)
     assert not ok and "smem" in why
     other = parse(b"// kltrans: launch j grid=ceil_div(n, 256) block=256\n"
                   b"__global__ void j(float* y, int n) {}\n")
