@@ -246,9 +246,8 @@ def _moves(site) -> "list | str":
         b = a.coeff("blockIdx.x") if a is not None else None
         if b is None or (a - b * affine_of(unit, idx[0], fn)).terms:
             return f"`{norm(unit.text(right))}` is not the block index times an amount"
-        lo, hi = right.start_byte, right.end_byte
-        src = unit.source.decode()
-        step = src[lo:idx[0].start_byte] + "gridDim.x" + src[idx[0].end_byte:hi]
+        step = unit.text((right.start_byte, idx[0].start_byte)) + "gridDim.x" + \
+            unit.text((idx[0].end_byte, right.end_byte))
         out.append((s, f"{unit.text(e.child_by_field_name('left'))} += {step};"))
     return out
 

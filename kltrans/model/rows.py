@@ -50,7 +50,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from kltrans.analysis.affine import strip_parens
+from kltrans.analysis.affine import affine_of, strip_parens
 from kltrans.model.block import _SYNC_OPS as _SYNC, accessors, sync_holders
 from kltrans.model.collectives import _within
 from kltrans.model.geometry import geometry, role_of
@@ -446,8 +446,9 @@ def _reads(unit, fn, name, after) -> bool:
 
 
 def _int(unit, node) -> "int | None":
-    t = _text(unit, strip_parens(node)).rstrip("uUlL")
-    return int(t) if t.isdigit() else None
+    """The integer constant ``node`` is (a literal, a macro, a constexpr), else None."""
+    a = affine_of(unit, node) if node is not None else None
+    return a.value() if a is not None and a.is_const() else None
 
 
 def _leaders(unit, fn, scope) -> list:
@@ -498,21 +499,15 @@ def _sized(unit, fn, scope) -> list:
 
 
 def _shared_scalars(unit, fn) -> list:
-    """The declarations in ``fn``'s body of ``__shared__`` variables that are neither
-    arrays nor extern: one value per block (a broadcast slot). A group of one thread owns
+    """The declarations in ``fn`` of ``__shared__`` variables that are neither arrays,
+    pointers nor extern: one value per block (a broadcast slot). A group of one thread owns
     it alone."""
-    out = []
-    for decl in unit.nodes_of_type("declaration", within=fn.body):
-        words = {_text(unit, c) for c in decl.children if c.type in (
-            "storage_class_specifier", "attribute_specifier", "type_qualifier",
-            "ms_declspec_modifier")}
-        text = " ".join(_text(unit, decl).split())
-        if "__shared__" not in text.split("=")[0] or "extern" in words or "extern" in text.split():
-            continue
-        ds = decl.children_by_field_name("declarator")
-        if ds and all(d.type == "identifier" for d in ds):
-            out.append(decl)
-    return out
+    by: dict = {}
+    for d in unit.shared_decls():
+        if d.function == fn.name:
+            by.setdefault(d.node.id, (d.node, []))[1].append(d)
+    return [n for n, ds in by.values()
+            if all(not d.dims and not d.extern and not d.type.endswith("*") for d in ds)]
 
 
 # ------------------------------------------------------------ a thread per row
